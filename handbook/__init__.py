@@ -1,0 +1,1 @@
+"""Build logic of the handbook: executed blocks, recorded outputs, source links."""

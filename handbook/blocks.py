@@ -1,0 +1,148 @@
+"""Finding the executed blocks of a page: fences, snippet includes, block ids.
+
+The scan reads a page's Markdown as written (before pymdownx.snippets expands it)
+so that each block knows where its code really lives: a page line or a snippet
+file line. Rendering later matches blocks by their expanded code.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<attrs>.*)$")
+ATTR = re.compile(r"""(?P<key>[\w-]+)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+))""")
+INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
+REGION_MARK = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
+EXECUTED_LANGUAGES = {"python", "py"}
+PYTORCH_TARGET = "pytorch:"
+
+
+class BlockError(Exception):
+    """A page whose blocks cannot be read: names the page and line."""
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str  # path under docs/, e.g. "tensors.md"
+    index: int  # 1-based position among the page's executed blocks
+    id: str
+    code: str
+    origin_file: str  # repository-relative file holding the code
+    origin_line: int  # 1-based line in origin_file of the code's first line
+    page_line: int  # line of the opening fence in the page
+    options: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def origin(self) -> str:
+        return f"{self.origin_file}:{self.origin_line}"
+
+    @property
+    def device(self) -> str:
+        return self.options.get("device", "cpu")
+
+    @property
+    def label(self) -> str:
+        return f"{self.page} block {self.index} ({self.id})"
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str  # under docs/
+    blocks: tuple[Block, ...]
+
+
+def parse_attrs(text: str) -> dict[str, str]:
+    text = text.strip().strip("{}")
+    return {m["key"]: next(v for v in (m["dq"], m["sq"], m["bare"]) if v is not None) for m in ATTR.finditer(text)}
+
+
+def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
+    """Resolve a pymdownx.snippets target `path[:region]` to (code, file, first line)."""
+    path_text, _, region = target.partition(":")
+    path = root / path_text
+    if not path.is_file():
+        raise BlockError(f"{where}: included file {path_text!r} does not exist")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not region:
+        kept = [(n, line) for n, line in enumerate(lines, 1) if not REGION_MARK.search(line)]
+        if not kept:
+            raise BlockError(f"{where}: included file {path_text!r} is empty")
+        return "\n".join(line for _, line in kept), path_text, kept[0][0]
+    start = end = None
+    for number, line in enumerate(lines, 1):
+        mark = REGION_MARK.search(line)
+        if mark and mark["name"] == region:
+            if mark["kind"] == "start" and start is None:
+                start = number
+            elif mark["kind"] == "end" and start is not None:
+                end = number
+                break
+    if start is None or end is None:
+        raise BlockError(f"{where}: region {region!r} not found in {path_text} (expected '# --8<-- [start:{region}]' ... '# --8<-- [end:{region}]')")
+    body = [line for line in lines[start:end - 1] if not REGION_MARK.search(line)]
+    if not any(line.strip() for line in body):
+        raise BlockError(f"{where}: region {region!r} in {path_text} is empty")
+    return textwrap.dedent("\n".join(body)), path_text, start + 1
+
+
+def scan_page(root: Path, docs_dir: str, page: str) -> Page:
+    """Return the executed blocks of `docs_dir/page`, in page order."""
+    page_file = f"{docs_dir}/{page}"
+    lines = (root / page_file).read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    seen_ids: dict[str, int] = {}
+    number = 0
+    while number < len(lines):
+        opened = FENCE_OPEN.match(lines[number])
+        number += 1
+        if not opened:
+            continue
+        fence_line = number
+        indent, fence = opened["indent"], opened["fence"]
+        body: list[str] = []
+        while number < len(lines):
+            line = lines[number]
+            number += 1
+            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+                break
+            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
+        else:
+            raise BlockError(f"{page_file}:{fence_line}: fence is never closed")
+        if opened["lang"] not in EXECUTED_LANGUAGES:
+            continue
+        where = f"{page_file}:{fence_line}"
+        options = parse_attrs(opened["attrs"])
+        if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
+            raise BlockError(f"{where}: a python fence without exec=\"on\"; every Python block on a page runs (use another language to show code that does not)")
+        includes = [INCLUDE.match(line) for line in body]
+        if any(includes):
+            if len([line for line in body if line.strip()]) != 1:
+                raise BlockError(f"{where}: a block is either one '--8<--' include or inline code, not both")
+            target = next(m for m in includes if m)["target"]
+            code, origin_file, origin_line = read_region(root, target, where)
+            default_id = _region_id(target)
+        else:
+            code = "\n".join(body)
+            origin_file, origin_line = page_file, fence_line + 1
+            default_id = f"block-{len(blocks) + 1}"
+        block_id = options.get("id") or default_id
+        if block_id in seen_ids:
+            raise BlockError(f"{where}: block id {block_id!r} is used twice on {page_file} (also at line {seen_ids[block_id]}); give one an id=\"...\"")
+        seen_ids[block_id] = fence_line
+        blocks.append(Block(page, len(blocks) + 1, block_id, code.strip("\n"), origin_file, origin_line, fence_line, options))
+    return Page(page, tuple(blocks))
+
+
+def _region_id(target: str) -> str:
+    path_text, _, region = target.partition(":")
+    stem = Path(path_text).stem
+    return f"{stem}-{region}" if region else stem
+
+
+def scan_docs(root: Path, docs_dir: str = "docs") -> list[Page]:
+    base = root / docs_dir
+    pages = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
+    return [scan_page(root, docs_dir, page) for page in pages]

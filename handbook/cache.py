@@ -1,0 +1,76 @@
+"""Execution cache: a page whose blocks, includes and environment are unchanged is not run again.
+
+An entry is keyed by everything that can change a page's outputs: each block's code
+(includes already expanded), file, line and options; torch's version and commit,
+Python and device; and the source of the modules that run and normalise blocks.
+Only pages whose every block succeeded are stored. An entry that cannot be read is
+ignored and recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from handbook import normalise, page_process, preload, runner
+from handbook.blocks import Page
+from handbook.runner import BlockRun
+
+ENGINE_MODULES = (runner, page_process, preload, normalise)
+FORMAT = 1
+
+
+def engine_version() -> str:
+    digest = hashlib.sha256()
+    for module in ENGINE_MODULES:
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_key(page: Page, environment: dict[str, str]) -> str:
+    payload = {
+        "format": FORMAT,
+        "engine": engine_version(),
+        "environment": {key: environment[key] for key in ("torch", "git_version", "python", "device")},
+        "page": page.path,
+        "blocks": [[b.id, b.code, b.origin_file, b.origin_line, sorted(b.options.items())] for b in page.blocks],
+        # Settings read by torch from the environment change outputs too.
+        "torch_env": sorted((k, v) for k, v in os.environ.items() if k.startswith(("TORCH_", "TORCHINDUCTOR_")) and k not in CACHE_DIR_VARIABLES),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+# Where torch keeps its compile caches changes no output.
+CACHE_DIR_VARIABLES = {"TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR"}
+
+
+class ExecutionCache:
+    def __init__(self, directory: Path, enabled: bool = True):
+        self.directory = directory
+        self.enabled = enabled
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def load(self, key: str, blocks: int) -> list[BlockRun] | None:
+        if not self.enabled:
+            return None
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            runs = [BlockRun(**entry) for entry in data["runs"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing or corrupt: recompute
+        if len(runs) != blocks or any(run.status not in runner.SUCCESS for run in runs):
+            return None
+        return runs
+
+    def store(self, key: str, runs: list[BlockRun]) -> None:
+        if not self.enabled or any(run.status not in runner.SUCCESS for run in runs):
+            return
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"runs": [vars(run) for run in runs]}), encoding="utf-8")
+        temporary.replace(path)

@@ -1,0 +1,161 @@
+"""Executing the handbook: scan the pages, reuse cached pages, run the rest, check recordings.
+
+This is the one entry point that the mkdocs plugin, the pytest items and the
+`goldens` command share, so an example fails the same way in all three.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handbook import runner
+from handbook.blocks import Block, Page, scan_docs
+from handbook.cache import ExecutionCache, cache_key
+from handbook.normalise import normalise
+from handbook.recordings import GpuRecording, Recordings, release_of, unified_diff
+from handbook.runner import BlockJob, BlockRun, PageJob
+
+# Statuses of a block after its run was checked against its recording.
+PASSED = {"ok", "cached", "gpu-recorded", "gpu-missing"}
+CACHE_DIR = ".cache/handbook"
+
+
+def cache_root(root: Path) -> Path:
+    return Path(os.environ.get("HANDBOOK_CACHE_DIR") or root / CACHE_DIR)
+
+
+def prepare_process_environment(root: Path) -> None:
+    """Settings every page process inherits; must be set before the fork server starts."""
+    caches = cache_root(root)
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(caches / "inductor"))
+    os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(caches / "torch_extensions"))
+    # One compile worker per page: pages already run in parallel, one per core.
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    # Set and dict-of-str orders must not change between builds.
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+
+
+@dataclass
+class BlockResult:
+    block: Block
+    status: str
+    output: str = ""
+    error: str = ""
+    seconds: float = 0.0
+    recording: str = ""  # repository-relative path of its recording
+    gpu: GpuRecording | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status in PASSED
+
+
+@dataclass
+class SiteRun:
+    environment: dict[str, str]
+    pages: list[Page]
+    results: dict[str, list[BlockResult]] = field(default_factory=dict)
+    stale: list[str] = field(default_factory=list)
+    executed_pages: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def all_results(self) -> list[BlockResult]:
+        return [result for page in self.pages for result in self.results.get(page.path, [])]
+
+    def failures(self) -> list[BlockResult]:
+        return [result for result in self.all_results() if not result.passed]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures() and not self.stale
+
+
+_environment: dict[str, str] | None = None
+
+
+def environment(root: Path) -> dict[str, str]:
+    """Probed once per process: the page processes cannot change it."""
+    global _environment
+    if _environment is None:
+        prepare_process_environment(root)
+        _environment = runner.probe_environment(root)
+    return _environment
+
+
+def has_cuda(env: dict[str, str]) -> bool:
+    return env["device"].startswith("cuda")
+
+
+def _job(page: Page, cuda: bool) -> PageJob:
+    blocks = [BlockJob(b.code, b.origin_file, b.origin_line, runner.block_timeout(b.options), run=cuda or b.device != "cuda") for b in page.blocks]
+    return PageJob(page.path, blocks)
+
+
+def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int | None = None, only: set[str] | None = None) -> SiteRun:
+    """Execute `pages` (or those named in `only`), reusing cached pages, and check every block."""
+    started = time.perf_counter()
+    env = environment(root)
+    cuda = has_cuda(env)
+    selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
+    runs: dict[str, list[BlockRun]] = {}
+    keys: dict[str, str] = {}
+    to_run: list[PageJob] = []
+    for page in selected:
+        keys[page.path] = cache_key(page, env)
+        cached = cache.load(keys[page.path], len(page.blocks))
+        if cached is not None:
+            runs[page.path] = [BlockRun("cached" if r.status == runner.OK else r.status, r.output, r.error, r.seconds) for r in cached]
+        else:
+            to_run.append(_job(page, cuda))
+
+    def finished(page_path: str, page_runs: list[BlockRun]) -> None:
+        for run in page_runs:
+            run.output = normalise(run.output, root)
+            run.error = normalise(run.error, root)
+        cache.store(keys[page_path], page_runs)
+        runs[page_path] = page_runs
+
+    runner.run_pages(to_run, root, workers=workers, on_done=finished)
+    recordings = Recordings(root, release_of(env["torch"]))
+    site = SiteRun(env, pages, executed_pages=[job.page for job in to_run])
+    for page in selected:
+        site.results[page.path] = [check(block, run, recordings, cuda) for block, run in zip(page.blocks, runs[page.path])]
+    if only is None:
+        site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
+    site.seconds = time.perf_counter() - started
+    return site
+
+
+def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> BlockResult:
+    """Compare one block's run with its recording."""
+    path = recordings.relative(recordings.path(block))
+    result = BlockResult(block, run.status, run.output, run.error, run.seconds, path)
+    if block.device == "cuda":
+        result.gpu = recordings.read_gpu(block)
+        if not cuda:
+            result.status = "gpu-recorded" if result.gpu else "gpu-missing"
+            result.output = result.gpu.output if result.gpu else ""
+            return result
+        recorded = result.gpu.output if result.gpu else None
+    else:
+        recorded = recordings.read(block)
+    if run.status not in {runner.OK, "cached"}:
+        return result
+    if recorded is None:
+        result.status = "unrecorded"
+        result.error = f"no recording at {path}; run `make goldens` to record it"
+    elif recorded != run.output:
+        result.status = "drift"
+        result.error = unified_diff(recorded, run.output, path)
+    return result
+
+
+def execute(root: Path, docs_dir: str = "docs", cache_enabled: bool | None = None, workers: int | None = None, only: set[str] | None = None) -> SiteRun:
+    """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
+    if cache_enabled is None:
+        cache_enabled = os.environ.get("HANDBOOK_CACHE", "1") != "0"
+    pages = scan_docs(root, docs_dir)
+    return run_site(root, pages, ExecutionCache(cache_root(root) / "exec", cache_enabled), workers=workers, only=only)

@@ -1,0 +1,60 @@
+"""`python -m handbook.goldens`: re-record every block's output, or change nothing.
+
+Blocks run as in the build (cache included). If any block fails to run, no
+recording is written or removed. Otherwise every executed block's output is
+recorded, recordings without a block are removed, and the changed files are listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+
+from handbook.execution import execute, has_cuda
+from handbook.recordings import Recordings, release_of
+from handbook.report import failure_report
+
+RECORDABLE = {"ok", "cached", "drift", "unrecorded"}
+
+
+def record(root: Path, docs_dir: str = "docs") -> int:
+    site = execute(root, docs_dir)
+    broken = [r for r in site.all_results() if r.status not in RECORDABLE and r.status not in {"gpu-recorded", "gpu-missing"}]
+    if broken:
+        site.stale = []
+        print(failure_report(site), file=sys.stderr)
+        print("\nno recording was changed: fix the failing blocks first", file=sys.stderr)
+        return 1
+    recordings = Recordings(root, release_of(site.environment["torch"]))
+    changed = []
+    for result in site.all_results():
+        if result.status not in RECORDABLE:
+            continue
+        provenance = None
+        if result.block.device == "cuda" and has_cuda(site.environment):
+            device = site.environment["device"].removeprefix("cuda: ")
+            provenance = {"device": device, "torch": site.environment["torch"], "recorded": date.today().isoformat()}
+        if result.status in {"drift", "unrecorded"}:
+            changed.append(result.recording)
+        recordings.write(result.block, result.output, provenance)
+    for path in site.stale:
+        recordings.remove(root / path)
+        changed.append(f"{path} (removed)")
+    print(f"torch {site.environment['torch']}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
+    for path in changed:
+        print(f"  {path}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", default=".", type=Path)
+    parser.add_argument("--docs-dir", default="docs")
+    args = parser.parse_args()
+    return record(args.root.resolve(), args.docs_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

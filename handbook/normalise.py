@@ -1,0 +1,39 @@
+"""Output normalisers: the complete, explicit list of what is rewritten before
+an output is recorded or compared. Each exists because the text it replaces
+differs between runs or machines while meaning the same thing."""
+
+from __future__ import annotations
+
+import re
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+# Object addresses such as `<Foo object at 0x7f3a1c2b9e50>` change every run.
+ADDRESS = re.compile(r"\b0x[0-9a-f]{8,16}\b")
+TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def path_replacements(repo_root: Path) -> list[tuple[str, str]]:
+    """Installation paths differ between machines; longest first so the venv wins over the repo."""
+    pairs = [
+        (sysconfig.get_paths()["purelib"] + "/", "<site-packages>/"),
+        (sysconfig.get_paths()["stdlib"] + "/", "<python>/"),
+        (str(repo_root) + "/", ""),
+        (str(Path(sys.base_prefix)) + "/", "<python>/"),
+    ]
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
+# Temporary files and each page's working directory get random names.
+TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
+
+
+def normalise(text: str, repo_root: Path) -> str:
+    for before, after in path_replacements(repo_root):
+        text = text.replace(before, after)
+    text = TEMP_PATH.sub("<tmp>", text)
+    text = ADDRESS.sub("0x...", text)
+    text = TRAILING_SPACE.sub("", text)
+    return text.rstrip("\n")

@@ -1,0 +1,123 @@
+"""The inside of one page's process: runs its blocks in order, in one namespace.
+
+This module runs in a child forked from a server that has already imported torch
+(see `preload.py`), so a page pays no import. It reports to the parent through a
+pipe: ("start", i, capture_path) before block i, ("done", i, status, error,
+seconds) after it, and ("finished",) at the end. Output goes to the capture file
+at the file-descriptor level, so C++ and logging output is caught too; the parent
+reads the file, which survives a crash or a kill.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import ctypes
+import io
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+THIS_FILE = os.path.abspath(__file__)
+
+
+def _libc_flush() -> None:
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except OSError:
+        pass
+
+
+def _unbuffered_c_stdio() -> None:
+    """C++ code writing to stdout must not sit in a buffer when a block ends."""
+    try:
+        libc = ctypes.CDLL(None)
+        for name in ("stdout", "stderr"):
+            stream = ctypes.c_void_p.in_dll(libc, name)
+            libc.setvbuf(stream, None, 2, 0)  # _IONBF
+    except (OSError, ValueError):
+        pass
+
+
+def _python_streams() -> None:
+    """Unbuffered text streams on fds 1 and 2 keep stdout and stderr in order."""
+    sys.stdout = io.TextIOWrapper(open(1, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True)
+    sys.stderr = io.TextIOWrapper(open(2, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True)
+
+
+def _fresh_state() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    random.seed(0)
+    try:
+        import numpy
+
+        numpy.random.seed(0)
+    except ImportError:
+        pass
+    warnings.resetwarnings()
+    warnings.simplefilter("default")
+
+
+def compile_block(code: str, filename: str, first_line: int):
+    try:
+        tree = ast.parse(code, filename=filename)
+    except SyntaxError as error:
+        error.lineno = (error.lineno or 1) + first_line - 1
+        if error.end_lineno:
+            error.end_lineno += first_line - 1
+        error.filename = filename
+        raise
+    ast.increment_lineno(tree, first_line - 1)
+    return compile(tree, filename, "exec")
+
+
+def format_failure(error: BaseException) -> str:
+    trace = traceback.TracebackException.from_exception(error)
+    trace.stack = traceback.StackSummary.from_list([f for f in trace.stack if f.filename != THIS_FILE])
+    return "".join(trace.format()).rstrip()
+
+
+def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str) -> None:
+    """Run `blocks` (dicts with code, file, line, run) and report each through `conn`."""
+    os.setsid()  # so that a timeout can kill the page and anything it started
+    os.chdir(tempfile.mkdtemp(prefix="page-"))
+    _unbuffered_c_stdio()
+    _python_streams()
+    _fresh_state()
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+    for index, block in enumerate(blocks):
+        if not block["run"]:
+            continue
+        capture = Path(capture_dir) / f"{index}.out"
+        fd = os.open(capture, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        conn.send(("start", index, str(capture)))
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        started = time.perf_counter()
+        status, error = "ok", ""
+        try:
+            exec(compile_block(block["code"], os.path.join(repo_root, block["file"]), block["line"]), namespace)
+        except SystemExit as exit_:
+            status, error = "exit", f"the block called sys.exit({exit_.code!r})"
+        except BaseException as failure:  # noqa: BLE001 - every failure is reported, none is fatal here
+            status, error = "raised", format_failure(failure)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _libc_flush()
+        conn.send(("done", index, status, error, time.perf_counter() - started))
+        if status != "ok":
+            break
+    conn.send(("finished",))
+    conn.close()
+    # Skip interpreter teardown: atexit handlers of the page's libraries must not
+    # print into a capture file after the parent has read it.
+    os._exit(0)

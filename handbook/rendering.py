@@ -1,0 +1,87 @@
+"""Rendering executed blocks: markdown-exec's syntax, our results.
+
+`format_python` replaces markdown-exec's in-process Python formatter. It does not
+execute anything: the block already ran in its page's process, and this shows its
+source and its (normalised, recorded) output as text.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from markdown_exec import MarkdownConverter, add_source, code_block, default_tabs
+
+from handbook.execution import BlockResult
+from handbook.report import describe
+
+# Fence options that the engine reads; they are not HTML attributes.
+ENGINE_OPTIONS = ("timeout", "device")
+MAX_LINES = 80
+MAX_CHARS = 10_000
+
+
+class UnmatchedBlock(Exception):
+    """The renderer met a block that the scan did not find."""
+
+
+@dataclass
+class PageResults:
+    page: str
+    results: list[BlockResult]
+    show_failures: bool = False  # under `mkdocs serve`, a failure shows on its page
+    taken: set[int] = field(default_factory=set)
+
+    def take(self, code: str) -> BlockResult:
+        wanted = code.strip("\n")
+        for index, result in enumerate(self.results):
+            if index not in self.taken and result.block.code == wanted:
+                self.taken.add(index)
+                return result
+        raise UnmatchedBlock(f"docs/{self.page}: a rendered Python block was not found by the scan:\n{wanted[:300]}")
+
+
+current: PageResults | None = None
+
+
+def cut(output: str) -> tuple[str, int]:
+    """Very long output is shortened on the page; the recording keeps all of it."""
+    lines = output.splitlines()
+    kept = lines[:MAX_LINES]
+    while len("\n".join(kept)) > MAX_CHARS and len(kept) > 1:
+        kept.pop()
+    return "\n".join(kept), len(lines) - len(kept)
+
+
+def _note(text: str, kind: str = "note") -> str:
+    return f'<p class="handbook-{kind}">{html.escape(text)}</p>'
+
+
+def render_result(result: BlockResult, language: str) -> str:
+    if result.status == "gpu-missing":
+        return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu")
+    if not result.passed and current and current.show_failures:
+        return code_block("text", describe(result), title="This block failed")
+    text, cut_lines = cut(result.output)
+    parts = []
+    if result.status == "gpu-recorded" and result.gpu:
+        parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {result.gpu.device} with torch {result.gpu.torch} on {result.gpu.date}:", "gpu"))
+    if text:
+        parts.append(code_block(language, text, title="Output"))
+    if cut_lines:
+        parts.append(_note(f"{cut_lines} more line(s) not shown; the whole output is in {result.recording}.", "cut"))
+    if result.status in {"unrecorded", "drift"}:
+        parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
+    return "\n\n".join(parts)
+
+
+def format_python(*, code: str, md, source: str = "", result: str = "", tabs: tuple[str, str] = default_tabs, id: str = "", id_prefix: str | None = None, update_toc: bool = True, extra: dict | None = None, **_: object) -> str:  # noqa: A002
+    """A markdown-exec formatter: source above, recorded output below, by default."""
+    if current is None:
+        raise UnmatchedBlock("a Python block was rendered outside a scanned page")
+    extra = {key: value for key, value in (extra or {}).items() if key not in ENGINE_OPTIONS}
+    block_result = current.take(code)
+    output = render_result(block_result, result or "text")
+    wrapped = add_source(source=code, location=source or "above", output=output, language="python", tabs=tabs, result=result or "text", **extra)
+    prefix = id_prefix if id_prefix is not None else f"{block_result.block.id}-"
+    return MarkdownConverter(md, update_toc=update_toc).convert(wrapped, id_prefix=prefix)
