@@ -4,7 +4,7 @@ PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test goldens clean-cache
+.PHONY: serve build test goldens clean-cache source-index
 
 $(INSTALLED): requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
@@ -26,3 +26,7 @@ goldens: $(INSTALLED)
 
 clean-cache:
 	rm -rf .cache
+
+# Rewrites source-index/torch-<release>.txt from the installed torch's shared libraries.
+source-index: $(INSTALLED)
+	$(PYTHON) -m handbook.sources

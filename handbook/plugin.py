@@ -11,16 +11,21 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
-from handbook import rendering
+from mkdocs.structure.files import File
+
+from handbook import rendering, source_map
 from handbook.blocks import BlockError
 from handbook.execution import SiteRun, execute
 from handbook.report import failure_report, write_report
+from handbook.source_links import Citation, SourceLinker, sections_without_links
+from handbook.sources import SourceError, SourceTree
 
 log = logging.getLogger("mkdocs.plugins.handbook")
 
 
 class HandbookConfig(Config):
-    execute = config_options.Type(bool, default=True)
+    # Pages whose `##` sections need no source link (the home page, say).
+    sections_exempt = config_options.ListOfItems(config_options.Type(str), default=[])
 
 
 class HandbookPlugin(BasePlugin[HandbookConfig]):
@@ -38,21 +43,48 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return config
 
     def on_files(self, files, *, config):
+        problems = self._check_source_links(files)
         try:
             self.site = execute(self.root, self.docs_dir)
         except BlockError as error:
             raise PluginError(str(error)) from error
         if not self.site.ok:
-            message = failure_report(self.site)
+            problems.append(failure_report(self.site))
+        if problems:
+            message = "\n\n".join(problems)
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
+        files.append(File.generated(config, source_map.PAGE, content=source_map.render(self.citations, self.titles, self.linker.tree.identity.tag)))
         return files
+
+    def _check_source_links(self, files) -> list[str]:
+        """Resolve every page's links before anything runs, so that all bad links are reported at once."""
+        try:
+            self.linker = SourceLinker(SourceTree(self.root))
+        except SourceError as error:
+            raise PluginError(str(error)) from error
+        self.citations: list[Citation] = []
+        self.titles: dict[str, str] = {}
+        errors: list[str] = []
+        for file in files.documentation_pages():
+            markdown = Path(file.abs_src_path).read_text(encoding="utf-8")
+            self.titles[file.src_uri] = source_map.title_of(markdown, file.src_uri)
+            links = self.linker.rewrite(markdown, file.src_uri)
+            errors += links.errors
+            self.citations += links.citations
+            if file.src_uri not in self.config.sections_exempt:
+                errors += [f"docs/{file.src_uri}: section '{title}' has no source link" for title in sections_without_links(markdown)]
+        if errors:
+            return [f"{len(errors)} source link problem(s):\n" + "\n".join(errors)]
+        return []
 
     def on_page_markdown(self, markdown, *, page, config, files):
         results = self.site.results.get(page.file.src_uri, []) if self.site else []
         rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving)
-        return markdown
+        if page.file.generated_by:
+            return markdown
+        return self.linker.rewrite(markdown, page.file.src_uri).markdown
 
     def on_page_content(self, html, *, page, config, files):
         current = rendering.current

@@ -44,6 +44,6 @@ except RuntimeError as err:
 loss = torch.mm(a, m).sum()
 loss.backward(retain_graph=True)
 loss.backward()                     # the saved tensors are still there
-print("second backward with retain_graph=True ran; a.grad accumulated twice:",
+print("three backward passes accumulated into a.grad:",
       torch.allclose(a.grad, 3 * (torch.ones(3, 5) @ m.T)))
 # --8<-- [end:freed]

@@ -1,0 +1,166 @@
+"""The writers' source-link syntax: `[text](pytorch:path#Symbol)` links and
+`--8<-- "pytorch:path#Symbol"` excerpts, rewritten to links at the installed tag.
+
+Every link is verified: the path exists at the tag and the symbol is found exactly
+once (an ambiguous symbol takes `@N` to pick the N-th candidate). Chapter pages
+must link from every `##` section.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from handbook.sources import SourceError, SourceTree
+from handbook.symbols import Span, find
+
+LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
+EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+HEADING = re.compile(r"^(#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
+MAX_EXCERPT_LINES = 60
+LANGUAGES = {".py": "python", ".h": "cpp", ".hpp": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cu": "cpp", ".yaml": "yaml"}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    target: str  # as written: path#Symbol[@N]
+    path: str
+    symbol: str
+    first: int | None  # repository lines; None for a path-only link
+    last: int | None
+    url: str
+
+
+@dataclass
+class Citation:
+    resolved: Resolved
+    page: str
+    section: str
+
+
+@dataclass
+class PageLinks:
+    markdown: str
+    citations: list[Citation] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class SourceLinker:
+    def __init__(self, tree: SourceTree):
+        self.tree = tree
+        self._resolved: dict[str, Resolved] = {}
+
+    def resolve(self, target: str) -> Resolved:
+        if target not in self._resolved:
+            self._resolved[target] = self._resolve(target)
+        return self._resolved[target]
+
+    def _resolve(self, target: str) -> Resolved:
+        path, _, symbol = target.partition("#")
+        source = self.tree.file(path)
+        if not symbol:
+            return Resolved(target, path, "", None, None, self.tree.url(path))
+        name, _, choice = symbol.partition("@")
+        lines = source.lines()
+        spans = find(path, lines, name)
+        if not spans:
+            raise SourceError(f"symbol {name!r} not found in {path} at {self.tree.identity.tag}")
+        span = self._choose(spans, choice, path, name, lines)
+        first, last = span.first - source.line_offset, span.last - source.line_offset
+        return Resolved(target, path, symbol, first, last, self.tree.url(path, first, last))
+
+    @staticmethod
+    def _choose(spans: list[Span], choice: str, path: str, name: str, lines: list[str]) -> Span:
+        if choice:
+            if not choice.isdigit() or not 1 <= int(choice) <= len(spans):
+                raise SourceError(f"{path}#{name}@{choice}: there are {len(spans)} candidates, pick one of @1..@{len(spans)}")
+            return spans[int(choice) - 1]
+        if len(spans) > 1:
+            listed = "\n".join(f"  @{n}: {span.describe(lines)}" for n, span in enumerate(spans, 1))
+            raise SourceError(f"symbol {name!r} is ambiguous in {path}; qualify it (Class::member, Class.method) or pick one with @N:\n{listed}")
+        return spans[0]
+
+    def link_markup(self, resolved: Resolved) -> str:
+        where = f"{resolved.path}" + (f" lines {resolved.first}-{resolved.last}" if resolved.first else "")
+        return f'({resolved.url}){{: .pytorch-source data-tag="{self.tree.identity.tag}" title="PyTorch {self.tree.identity.tag}: {where}" }}'
+
+    def excerpt_markup(self, resolved: Resolved, indent: str) -> str:
+        source = self.tree.file(resolved.path)
+        if resolved.first is None:
+            raise SourceError(f"an excerpt needs a symbol: pytorch:{resolved.target}")
+        lines = source.lines()[resolved.first - 1 + source.line_offset:resolved.last + source.line_offset]
+        if len(lines) > MAX_EXCERPT_LINES:
+            raise SourceError(f"excerpt pytorch:{resolved.target} is {len(lines)} lines long (at most {MAX_EXCERPT_LINES}); excerpt a smaller symbol")
+        language = next((lang for suffix, lang in LANGUAGES.items() if resolved.path.endswith(suffix)), "text")
+        title = f"{resolved.path}, lines {resolved.first}-{resolved.last} (PyTorch {self.tree.identity.tag})"
+        body = "\n".join(lines)
+        fence = "````"
+        block = f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View {resolved.symbol} on GitHub]{self.link_markup(resolved)}'
+        return "\n".join(indent + line if line else line for line in block.splitlines())
+
+    def rewrite(self, markdown: str, page: str) -> PageLinks:
+        """Replace every source link and excerpt of a page; collect citations and errors."""
+        result = PageLinks("")
+        output: list[str] = []
+        section = ""
+        fence: str | None = None
+        for number, line in enumerate(markdown.splitlines(), 1):
+            opened = FENCE.match(line)
+            if fence:
+                if opened and opened[1].startswith(fence):
+                    fence = None
+                output.append(line)
+                continue
+            if opened:
+                fence = opened[1]
+                output.append(line)
+                continue
+            heading = HEADING.match(line)
+            if heading and len(heading[1]) == 2:
+                section = heading["title"]
+            excerpt = EXCERPT.match(line)
+            if excerpt:
+                line = self._apply(result, page, section, number, excerpt["target"], lambda r: self.excerpt_markup(r, excerpt["indent"]), line)
+            else:
+                line = LINK.sub(lambda m: "]" + self._apply(result, page, section, number, m["target"], self.link_markup, m[0][1:]), line)
+            output.append(line)
+        result.markdown = "\n".join(output) + ("\n" if markdown.endswith("\n") else "")
+        return result
+
+    def _apply(self, result: PageLinks, page: str, section: str, number: int, target: str, render, original: str) -> str:
+        try:
+            resolved = self.resolve(target)
+            rendered = render(resolved)
+        except SourceError as error:
+            result.errors.append(f"docs/{page}:{number}: pytorch:{target}: {error}")
+            return original
+        result.citations.append(Citation(resolved, page, section))
+        return rendered
+
+
+def sections_without_links(markdown: str) -> list[str]:
+    """Titles of `##` sections that contain no source link or excerpt."""
+    missing: list[str] = []
+    title: str | None = None
+    linked = False
+    fence: str | None = None
+    for line in markdown.splitlines():
+        opened = FENCE.match(line)
+        if fence:
+            fence = None if opened and opened[1].startswith(fence) else fence
+            continue
+        if opened:
+            fence = opened[1]
+            continue
+        heading = HEADING.match(line)
+        if heading and len(heading[1]) <= 2:
+            if title is not None and not linked:
+                missing.append(title)
+            title = heading["title"] if len(heading[1]) == 2 else None
+            linked = False
+        if LINK.search(line) or EXCERPT.match(line):
+            linked = True
+    if title is not None and not linked:
+        missing.append(title)
+    return missing

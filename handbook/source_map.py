@@ -1,0 +1,41 @@
+"""The "Source map" page: every linked file and symbol, by chapter, with the sections citing it."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from markdown.extensions.toc import slugify
+
+from handbook.source_links import Citation
+
+PAGE = "source-map.md"
+
+
+def title_of(markdown: str, page: str) -> str:
+    heading = re.search(r"^#\s+(.+?)\s*$", markdown, re.MULTILINE)
+    return heading[1] if heading else page
+
+
+def render(citations: list[Citation], titles: dict[str, str], tag: str) -> str:
+    by_page: dict[str, dict[tuple[str, str], list[Citation]]] = defaultdict(lambda: defaultdict(list))
+    for citation in citations:
+        by_page[citation.page][(citation.resolved.path, citation.resolved.symbol)].append(citation)
+    lines = [
+        "# Source map",
+        "",
+        f"Every PyTorch source file and symbol this handbook links to, at tag `{tag}`, grouped by chapter, "
+        "with the sections that cite it. Lines are found by symbol in the installed torch at build time.",
+        "",
+    ]
+    for page in sorted(by_page, key=lambda p: list(titles).index(p) if p in titles else 0):
+        lines += [f"## {titles.get(page, page)}", "", "| Source | Lines | Cited in |", "|---|---|---|"]
+        for (path, symbol), cited in sorted(by_page[page].items()):
+            resolved = cited[0].resolved
+            shown = f"`{path}`" + (f" · `{symbol}`" if symbol else "")
+            span = f"{resolved.first}-{resolved.last}" if resolved.first else "file"
+            sections = sorted({c.section for c in cited if c.section})
+            where = ", ".join(f"[{s}]({page}#{slugify(s, '-')})" for s in sections) or f"[{titles.get(page, page)}]({page})"
+            lines.append(f"| [{shown}]({resolved.url}) | {span} | {where} |")
+        lines.append("")
+    return "\n".join(lines)

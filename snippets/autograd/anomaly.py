@@ -1,0 +1,56 @@
+"""Anomaly detection: the forward traceback of the node whose backward failed."""
+# --8<-- [start:anomaly]
+import warnings
+
+import torch
+
+
+def block(inp):
+    hidden = inp.sigmoid()          # the node whose backward will fail
+    hidden.mul_(2)                  # the in-place op that breaks it
+    return hidden.sum()
+
+
+torch.manual_seed(0)
+x = torch.randn(4, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        loss = block(x)
+        sig = loss.grad_fn.next_functions[0][0].next_functions[0][0]
+        print(sig.name(), "metadata keys:", list(sig.metadata))
+        try:
+            loss.backward()
+        except RuntimeError as err:
+            print(f"RuntimeError: {err}")
+
+for w in caught:
+    lines = str(w.message).splitlines()
+    print(f"--- {w.category.__name__}: {lines[0]}")
+    # keep only the frame inside block() and the last line (where the C++ warned)
+    for i, line in enumerate(lines):
+        if line.strip().startswith("File") and line.endswith("in block"):
+            nxt = lines[i + 1].strip()
+            code = "" if nxt.startswith(("File", "(Triggered")) else " | " + nxt
+            print("   ", line.split(", ", 1)[1] + code)
+    if len(lines) > 1:
+        print("   ", lines[-1].strip())
+# --8<-- [end:anomaly]
+
+# --8<-- [start:nan]
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+loss = (x.sqrt() * 0).sum()         # d sqrt/dx at 0 is inf; inf * 0 = nan
+loss.backward()
+print("without anomaly mode x.grad =", x.grad)
+
+x.grad = None
+with warnings.catch_warnings(record=True):
+    warnings.simplefilter("always")
+    with torch.autograd.set_detect_anomaly(True):     # also usable as a context manager
+        loss = (x.sqrt() * 0).sum()
+        try:
+            loss.backward()
+        except RuntimeError as err:
+            print(f"RuntimeError: {err}")
+print("anomaly mode still on after the with block:", torch.is_anomaly_enabled())
+# --8<-- [end:nan]
