@@ -4,7 +4,7 @@ PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test goldens clean-cache source-index
+.PHONY: serve build test goldens clean-cache source-index bench
 
 $(INSTALLED): requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
@@ -18,8 +18,10 @@ serve: $(INSTALLED)
 build: $(INSTALLED)
 	$(PYTHON) -m mkdocs build --strict
 
+# The strict build first: it fills the execution cache that the per-block test items reuse.
 test: $(INSTALLED)
-	$(PYTHON) -m pytest
+	$(PYTHON) -m mkdocs build --strict
+	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
 
 goldens: $(INSTALLED)
 	$(PYTHON) -m handbook.goldens
@@ -30,3 +32,7 @@ clean-cache:
 # Rewrites source-index/torch-<release>.txt from the installed torch's shared libraries.
 source-index: $(INSTALLED)
 	$(PYTHON) -m handbook.sources
+
+# Build speed as ratios in one run (see bench/build_speed.py); takes several minutes.
+bench: $(INSTALLED)
+	$(PYTHON) bench/build_speed.py

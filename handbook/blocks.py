@@ -142,7 +142,7 @@ def _region_id(target: str) -> str:
     return f"{stem}-{region}" if region else stem
 
 
-def scan_docs(root: Path, docs_dir: str = "docs") -> list[Page]:
+def scan_docs(root: Path, docs_dir: str = "docs", only: set[str] | None = None) -> list[Page]:
     base = root / docs_dir
     pages = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
-    return [scan_page(root, docs_dir, page) for page in pages]
+    return [scan_page(root, docs_dir, page) for page in pages if only is None or page in only]

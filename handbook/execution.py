@@ -6,6 +6,7 @@ This is the one entry point that the mkdocs plugin, the pytest items and the
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -13,13 +14,14 @@ from pathlib import Path
 
 from handbook import runner
 from handbook.blocks import Block, Page, scan_docs
+from handbook.environment import describe, gpu_possible, installed_torch
 from handbook.cache import ExecutionCache, cache_key
 from handbook.normalise import normalise
 from handbook.recordings import GpuRecording, Recordings, release_of, unified_diff
 from handbook.runner import BlockJob, BlockRun, PageJob
 
 # Statuses of a block after its run was checked against its recording.
-PASSED = {"ok", "cached", "gpu-recorded", "gpu-missing"}
+PASSED = {"ok", "cached", "gpu-recorded", "gpu-missing", "recorded"}
 CACHE_DIR = ".cache/handbook"
 
 
@@ -77,11 +79,12 @@ _environment: dict[str, str] | None = None
 
 
 def environment(root: Path) -> dict[str, str]:
-    """Probed once per process: the page processes cannot change it."""
+    """Known once per process; a page process is asked only where a GPU may exist."""
     global _environment
     if _environment is None:
         prepare_process_environment(root)
-        _environment = runner.probe_environment(root)
+        identity = installed_torch()
+        _environment = runner.probe_environment(root) if gpu_possible(identity) else describe(identity)
     return _environment
 
 
@@ -94,12 +97,27 @@ def _job(page: Page, cuda: bool) -> PageJob:
     return PageJob(page.path, blocks)
 
 
+def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
+    """Render-only: show the recordings, run nothing (`HANDBOOK_EXECUTE=0`, for previews and `make bench`)."""
+    env = describe(installed_torch())
+    recordings = Recordings(root, release_of(env["torch"]))
+    site = SiteRun(env, pages)
+    for page in pages:
+        site.results[page.path] = [
+            BlockResult(b, "recorded", recordings.read(b) or "", recording=recordings.relative(recordings.path(b))) if b.device != "cuda"
+            else check(b, BlockRun(runner.SKIPPED), recordings, cuda=False)
+            for b in page.blocks
+        ]
+    return site
+
+
 def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int | None = None, only: set[str] | None = None) -> SiteRun:
     """Execute `pages` (or those named in `only`), reusing cached pages, and check every block."""
     started = time.perf_counter()
     env = environment(root)
     cuda = has_cuda(env)
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
+    timings = PageTimings(cache.directory.parent / "page-seconds.json")
     runs: dict[str, list[BlockRun]] = {}
     keys: dict[str, str] = {}
     to_run: list[PageJob] = []
@@ -117,8 +135,12 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
             run.error = normalise(run.error, root)
         cache.store(keys[page_path], page_runs)
         runs[page_path] = page_runs
+        timings.update(page_path, sum(run.seconds for run in page_runs))
 
+    # Longest pages first: with one worker per core, the build ends when the slowest page does.
+    to_run.sort(key=timings.expected, reverse=True)
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
+    timings.save()
     recordings = Recordings(root, release_of(env["torch"]))
     site = SiteRun(env, pages, executed_pages=[job.page for job in to_run])
     for page in selected:
@@ -153,9 +175,35 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
     return result
 
 
+class PageTimings:
+    """How long each page took last time; unknown pages count as the longest."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            self.seconds: dict[str, float] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.seconds = {}
+
+    def expected(self, job: PageJob) -> float:
+        return self.seconds.get(job.page, float("inf"))
+
+    def update(self, page: str, seconds: float) -> None:
+        self.seconds[page] = round(seconds, 3)
+
+    def save(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(self.seconds, indent=1, sort_keys=True), encoding="utf-8")
+        except OSError:
+            pass  # an ordering hint only
+
+
 def execute(root: Path, docs_dir: str = "docs", cache_enabled: bool | None = None, workers: int | None = None, only: set[str] | None = None) -> SiteRun:
     """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
     if cache_enabled is None:
         cache_enabled = os.environ.get("HANDBOOK_CACHE", "1") != "0"
-    pages = scan_docs(root, docs_dir)
+    pages = scan_docs(root, docs_dir, only)
+    if os.environ.get("HANDBOOK_EXECUTE", "1") == "0":
+        return recorded_site(root, pages)
     return run_site(root, pages, ExecutionCache(cache_root(root) / "exec", cache_enabled), workers=workers, only=only)

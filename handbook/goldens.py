@@ -19,8 +19,8 @@ from handbook.report import failure_report
 RECORDABLE = {"ok", "cached", "drift", "unrecorded"}
 
 
-def record(root: Path, docs_dir: str = "docs") -> int:
-    site = execute(root, docs_dir)
+def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None) -> int:
+    site = execute(root, docs_dir, only=pages)
     broken = [r for r in site.all_results() if r.status not in RECORDABLE and r.status not in {"gpu-recorded", "gpu-missing"}]
     if broken:
         site.stale = []
@@ -52,8 +52,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", default=".", type=Path)
     parser.add_argument("--docs-dir", default="docs")
+    parser.add_argument("--page", action="append", help="record only this page (path under docs/); may repeat")
     args = parser.parse_args()
-    return record(args.root.resolve(), args.docs_dir)
+    return record(args.root.resolve(), args.docs_dir, set(args.page) if args.page else None)
 
 
 if __name__ == "__main__":

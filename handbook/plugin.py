@@ -50,6 +50,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             raise PluginError(str(error)) from error
         if not self.site.ok:
             problems.append(failure_report(self.site))
+        config.extra["handbook"] = {key: self.site.environment[key] for key in ("torch", "git_version", "python", "device")}
         if problems:
             message = "\n\n".join(problems)
             if not self.serving:

@@ -9,12 +9,13 @@ the installed shared libraries (`python -m handbook.sources` rewrites it).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+from handbook.environment import TorchIdentity, installed_torch, site_packages
 
 REPOSITORY = "https://github.com/pytorch/pytorch"
 INDEX_DIR = "source-index"
@@ -40,24 +41,6 @@ class SourceError(Exception):
 
 
 @dataclass(frozen=True)
-class TorchIdentity:
-    version: str
-    git_version: str
-
-    @property
-    def tag(self) -> str:
-        """The git ref links point at: the release tag, or the commit for builds without one."""
-        release = self.version.split("+", 1)[0]
-        if re.fullmatch(r"\d+\.\d+\.\d+", release):
-            return f"v{release}"
-        return self.git_version
-
-    @property
-    def release(self) -> str:
-        return self.version.split("+", 1)[0]
-
-
-@dataclass(frozen=True)
 class SourceFile:
     repo_path: str
     installed: Path | None  # None: not shipped, existence known from the index
@@ -67,21 +50,6 @@ class SourceFile:
         if self.installed is None:
             raise SourceError(f"{self.repo_path} is not shipped in the wheel; it can be linked only without a symbol")
         return self.installed.read_text(encoding="utf-8", errors="replace").splitlines()
-
-
-def site_packages() -> Path:
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.origin:
-        raise SourceError("torch is not installed")
-    return Path(spec.origin).parent.parent
-
-
-def installed_identity(packages: Path | None = None) -> TorchIdentity:
-    """Read torch/version.py as text: importing torch here would cost a second per build."""
-    text = ((packages or site_packages()) / "torch" / "version.py").read_text(encoding="utf-8")
-    version = re.search(r"^__version__\s*=\s*'([^']+)'", text, re.MULTILINE)[1]
-    git = re.search(r"^git_version\s*=\s*'([^']+)'", text, re.MULTILINE)[1]
-    return TorchIdentity(version, git)
 
 
 def candidates(repo_path: str) -> list[str]:
@@ -109,7 +77,7 @@ class SourceTree:
     def __init__(self, root: Path, packages: Path | None = None):
         self.root = root
         self.packages = packages or site_packages()
-        self.identity = installed_identity(self.packages)
+        self.identity = installed_torch(self.packages)
         self._files: dict[str, SourceFile] = {}
 
     def url(self, repo_path: str, first: int | None = None, last: int | None = None) -> str:
@@ -171,7 +139,7 @@ def paths_in_libraries(packages: Path) -> set[str]:
 
 def write_index(root: Path) -> Path:
     packages = site_packages()
-    identity = installed_identity(packages)
+    identity = installed_torch(packages)
     path = index_path(root, identity)
     path.parent.mkdir(parents=True, exist_ok=True)
     header = f"# torch: {identity.version}\n# git_version: {identity.git_version}\n# made by `python -m handbook.sources` from the source paths in torch/lib/*.so\n"

@@ -1,5 +1,6 @@
 """Anomaly detection: the forward traceback of the node whose backward failed."""
 # --8<-- [start:anomaly]
+import re
 import warnings
 
 import torch
@@ -27,12 +28,13 @@ with warnings.catch_warnings(record=True) as caught:
 for w in caught:
     lines = str(w.message).splitlines()
     print(f"--- {w.category.__name__}: {lines[0]}")
-    # keep only the frame inside block() and the last line (where the C++ warned)
-    for i, line in enumerate(lines):
-        if line.strip().startswith("File") and line.endswith("in block"):
-            nxt = lines[i + 1].strip()
-            code = "" if nxt.startswith(("File", "(Triggered")) else " | " + nxt
-            print("   ", line.split(", ", 1)[1] + code)
+    # keep the frame inside block() (as an offset from its `def` line, which does
+    # not depend on where this file lives) and the last line (where the C++ warned)
+    for line in lines:
+        found = re.search(r"line (\d+), in block$", line)
+        if found:
+            offset = int(found.group(1)) - block.__code__.co_firstlineno
+            print(f"    frame: block(), line def+{offset}")
     if len(lines) > 1:
         print("   ", lines[-1].strip())
 # --8<-- [end:anomaly]

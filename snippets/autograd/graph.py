@@ -1,15 +1,9 @@
 """The autograd graph: grad_fn, next_functions, AccumulateGrad, leaf tensors."""
-# --8<-- [start:setup]
-import warnings
-
+# --8<-- [start:seed_graph]
 import torch
 
 torch.manual_seed(0)
 torch.set_printoptions(precision=4)
-# --8<-- [end:setup]
-
-# --8<-- [start:seed_graph]
-torch.manual_seed(0)
 x = torch.randn(3, 4, requires_grad=True)
 w = torch.randn(4, 5, requires_grad=True)
 b = torch.randn(5, requires_grad=True)

@@ -14,6 +14,8 @@ print("out-of-place result:", u._version)
 # --8<-- [end:version]
 
 # --8<-- [start:error]
+import traceback
+
 torch.manual_seed(0)
 x = torch.randn(4, requires_grad=True)
 y = x.sigmoid()                              # SigmoidBackward0 saves its *result* y at version 0
@@ -24,6 +26,7 @@ try:
     y.sum().backward()
 except RuntimeError as err:
     print(f"RuntimeError: {err}")
+    print("Python frames of the traceback:", [f.name for f in traceback.extract_tb(err.__traceback__)])
 # --8<-- [end:error]
 
 # --8<-- [start:unpack]

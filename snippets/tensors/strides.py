@@ -1,14 +1,11 @@
 """Sizes, strides and storage offset: how an index becomes an address."""
-import torch
 
-# --8<-- [start:setup]
+# --8<-- [start:strides]
 import torch
 
 torch.manual_seed(0)
 torch.set_printoptions(precision=4, sci_mode=False)
-# --8<-- [end:setup]
 
-# --8<-- [start:strides]
 base = torch.arange(12, dtype=torch.float32)  # 12 floats, one storage
 x = base.view(3, 4)
 print("x      size:", tuple(x.shape), "stride:", x.stride(), "offset:", x.storage_offset())

@@ -3,6 +3,17 @@ import torch
 
 torch.set_printoptions(precision=4, sci_mode=False)
 
+# --8<-- [start:schemas]
+for op in (
+    torch.ops.aten.transpose.int,
+    torch.ops.aten.reshape.default,
+    torch.ops.aten.contiguous.default,
+    torch.ops.aten.index.Tensor,
+    torch.ops.aten.add_.Tensor,
+):
+    print(op._schema)
+# --8<-- [end:schemas]
+
 # --8<-- [start:view_table]
 def same_storage(a, b):
     """True when both tensors sit on the same StorageImpl (compare while both are alive)."""
@@ -35,17 +46,6 @@ for expr, make in candidates.items():
     out = make()
     print(f"{expr:28}{out._is_view()!s:>11}{(out._base is root)!s:>15}{same_storage(out, x)!s:>14}")
 # --8<-- [end:view_table]
-
-# --8<-- [start:schemas]
-for op in (
-    torch.ops.aten.transpose.int,
-    torch.ops.aten.reshape.default,
-    torch.ops.aten.contiguous.default,
-    torch.ops.aten.index.Tensor,
-    torch.ops.aten.add_.Tensor,
-):
-    print(op._schema)
-# --8<-- [end:schemas]
 
 # --8<-- [start:aliasing]
 v = x[1, :, 2:]  # a view that starts 14 floats into root's storage

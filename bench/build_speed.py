@@ -1,0 +1,164 @@
+"""`make bench`: build speed as ratios measured in one run, on a copy of the current tree.
+
+Builds run in this one process, as `mkdocs serve` runs them: the fork server that
+has imported torch stays up between builds. Phases, in order:
+
+1. render-only build (`HANDBOOK_EXECUTE=0`: recordings shown, nothing run);
+2. clean build: empty execution and compile caches, a cold fork server;
+3. no-change rebuild;
+4. rebuild after editing one block of one page;
+5. every page's own execution, serially, one worker, caches emptied first.
+
+Peak memory is the largest sum of resident memory over this process and all its
+descendants, sampled every 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+COPIED = ("docs", "snippets", "recordings", "source-index", "overrides", "mkdocs.yml")
+
+
+class PeakMemory(threading.Thread):
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak = 0
+        self.running = True
+
+    @staticmethod
+    def tree_rss(root: int) -> int:
+        parents: dict[int, int] = {}
+        rss: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                fields = stat.rsplit(")", 1)[1].split()
+                parents[int(entry)] = int(fields[1])
+                rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, IndexError, ValueError):
+                continue
+        total, stack = 0, [root]
+        while stack:
+            pid = stack.pop()
+            total += rss.get(pid, 0)
+            stack += [child for child, parent in parents.items() if parent == pid]
+        return total
+
+    def run(self) -> None:
+        while self.running:
+            self.peak = max(self.peak, self.tree_rss(os.getpid()))
+            time.sleep(0.05)
+
+
+def build(root: Path) -> float:
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+    config.plugins.on_startup(command="build", dirty=False)
+    started = time.perf_counter()
+    mkdocs_build(config)
+    return time.perf_counter() - started
+
+
+def edit_one_block(root: Path, page: str) -> None:
+    """Change the code of the page's first block without changing its output."""
+    from handbook.blocks import scan_page
+
+    block = scan_page(root, "docs", page).blocks[0]
+    path = root / block.origin_file
+    lines = path.read_text().splitlines()
+    last = block.origin_line - 1 + len(block.code.splitlines())
+    indent = lines[last - 1][: len(lines[last - 1]) - len(lines[last - 1].lstrip())]
+    lines.insert(last, f"{indent}_bench_edit = {time.time_ns()}  # changes the block's code, not its output")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def serial_page_seconds(root: Path) -> dict[str, float]:
+    from handbook.blocks import scan_docs
+    from handbook.execution import _job, environment, has_cuda
+    from handbook.runner import run_pages
+
+    cuda = has_cuda(environment(root))
+    seconds = {}
+    for page in scan_docs(root):
+        if not page.blocks:
+            continue
+        started = time.perf_counter()
+        runs = run_pages([_job(page, cuda)], root, workers=1)[page.path]
+        seconds[page.path] = time.perf_counter() - started
+        failed = [r.status for r in runs if r.status not in {"ok", "skipped"}]
+        if failed:
+            raise SystemExit(f"{page.path} failed while measured serially: {failed}")
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--page", default="tensors.md", help="the page whose block is edited in phase 4")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="handbook-bench-"))
+    root = work / "tree"
+    for name in COPIED:
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    caches = work / "cache"
+    os.environ["HANDBOOK_CACHE_DIR"] = str(caches)
+    for variable in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR"):
+        os.environ.pop(variable, None)
+    sys.path.insert(0, str(REPO))
+    import logging
+
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    memory = PeakMemory()
+    memory.start()
+
+    os.environ["HANDBOOK_EXECUTE"] = "0"
+    render = build(root)
+    os.environ["HANDBOOK_EXECUTE"] = "1"
+    clean = build(root)
+    nochange = build(root)
+    edit_one_block(root, args.page)
+    edited = build(root)
+    shutil.rmtree(caches, ignore_errors=True)
+    pages = serial_page_seconds(root)
+    memory.running = False
+    memory.join()
+
+    serial = sum(pages.values())
+    rows = [
+        ("render-only build (no execution)", render),
+        ("serial execution, sum over pages", serial),
+        ("clean build (empty caches)", clean),
+        ("no-change rebuild", nochange),
+        (f"rebuild after editing {args.page}", edited),
+        (f"  {args.page} own execution", pages[args.page]),
+    ]
+    print(f"{'measurement':<44}{'seconds':>10}")
+    for name, value in rows:
+        print(f"{name:<44}{value:>10.2f}")
+    print("\nper page, serial execution:")
+    for page, value in sorted(pages.items(), key=lambda item: -item[1]):
+        print(f"  {page:<42}{value:>10.2f}")
+    print(f"\ncores: {os.cpu_count()}  peak memory (build process tree): {memory.peak / 2**20:.0f} MiB")
+    print(f"nochange_over_render: {nochange / render:.2f}")
+    print(f"clean_over_limit: {clean / (serial + render):.2f}")
+    print(f"edit_over_page: {edited / (pages[args.page] + render):.2f}")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""What the examples run on: torch's version and commit, Python, device.
+
+Read without importing torch (its import costs a second, and a no-change rebuild
+must not pay it): torch/version.py is plain text. Only where a GPU may exist is a
+page process asked which device it sees.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import platform
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TorchIdentity:
+    version: str
+    git_version: str
+    cuda: str | None = None  # the CUDA version torch was built for, None for a CPU build
+
+    @property
+    def release(self) -> str:
+        """`2.13.0+cpu` and `2.13.0` are one release."""
+        return self.version.split("+", 1)[0]
+
+    @property
+    def tag(self) -> str:
+        """The git ref of this torch: its release tag, or its commit for a build without one."""
+        if re.fullmatch(r"\d+\.\d+\.\d+", self.release):
+            return f"v{self.release}"
+        return self.git_version
+
+
+def site_packages() -> Path:
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        raise RuntimeError("torch is not installed")
+    return Path(spec.origin).parent.parent
+
+
+def installed_torch(packages: Path | None = None) -> TorchIdentity:
+    text = ((packages or site_packages()) / "torch" / "version.py").read_text(encoding="utf-8")
+
+    def field(name: str) -> str | None:
+        match = re.search(rf"^{name}(?::[^=]*)?\s*=\s*'([^']*)'", text, re.MULTILINE)
+        return match[1] if match else None
+
+    return TorchIdentity(field("__version__"), field("git_version"), field("cuda"))
+
+
+def gpu_possible(identity: TorchIdentity) -> bool:
+    """A CPU build, or a machine without NVIDIA device files, cannot run CUDA."""
+    return identity.cuda is not None and bool(glob.glob("/dev/nvidia[0-9]*"))
+
+
+def describe(identity: TorchIdentity, device: str = "cpu") -> dict[str, str]:
+    return {"torch": identity.version, "git_version": identity.git_version, "python": platform.python_version(), "device": device}

@@ -1,0 +1,72 @@
+"""dtype, device and layout: the three fields that pick a TensorImpl and a kernel."""
+import torch
+
+torch.set_printoptions(precision=4, sci_mode=False)
+
+# --8<-- [start:dispatch_keys]
+dense = torch.ones(2, 2)
+meta = torch.empty(2, 2, device="meta")
+sparse = dense.to_sparse()
+for name, t in [("dense", dense), ("meta", meta), ("sparse", sparse)]:
+    print(f"{name:7}{t.device.type:5}{str(t.layout):18}{torch._C._dispatch_keys(t)}")
+# --8<-- [end:dispatch_keys]
+
+# --8<-- [start:meta]
+acts = torch.empty(4096, 4096, 64, device="meta")  # would be 4 GiB of float32
+print(acts)
+print("stride:", acts.stride(), "| storage nbytes:", acts.untyped_storage().nbytes(),
+      "| null buffer:", acts.untyped_storage().data_ptr() == 0)
+
+w = torch.empty(64, 128, device="meta")
+out = acts @ w  # shape and dtype inference run; no arithmetic does
+print("matmul result:", tuple(out.shape), out.dtype,
+      f"{out.numel() * out.element_size() / 2**30:.1f} GiB if materialised")
+
+try:
+    out.sum().item()
+except RuntimeError as e:
+    print(f"RuntimeError: {e}")
+
+layer = torch.nn.Linear(4096, 4096, device="meta")  # no 64 MiB allocation happens
+print("parameter bytes:", sum(p.numel() * p.element_size() for p in layer.parameters()))
+layer = layer.to_empty(device="cpu")  # real, uninitialised storage; now init it
+print("after to_empty:", layer.weight.device, layer.weight.untyped_storage().nbytes(), "bytes")
+# --8<-- [end:meta]
+
+# --8<-- [start:sparse]
+coo = torch.sparse_coo_tensor(
+    torch.tensor([[0, 2], [1, 0]]), torch.tensor([3.0, 4.0]), (3, 3), check_invariants=True
+)
+print(coo.layout, "| nnz:", coo._nnz())
+print("indices:", coo._indices().tolist(), coo._indices().layout)
+print("values: ", coo._values().tolist(), coo._values().layout)
+try:
+    coo.untyped_storage()
+except RuntimeError as e:
+    print(f"RuntimeError: {e}")
+try:
+    coo.view(9)
+except NotImplementedError as e:
+    print(f"NotImplementedError: {str(e).split('. ')[0]}.")
+print(coo.to_dense())
+# --8<-- [end:sparse]
+
+# --8<-- [start:promotion]
+i64 = torch.tensor([1, 2, 3])
+f32 = torch.tensor([1.0, 2.0, 3.0])
+cases = {
+    "int64 tensor + 1.5 (Python float)": lambda: i64 + 1.5,
+    "int64 tensor * 0-dim float64":      lambda: i64 * torch.tensor(2.5, dtype=torch.float64),
+    "float32 tensor + 0-dim float64":    lambda: f32 + torch.tensor(1.0, dtype=torch.float64),
+    "float32 tensor + 1-d float64":      lambda: f32 + torch.tensor([1.0], dtype=torch.float64),
+    "uint8 + int8":                      lambda: torch.ones(1, dtype=torch.uint8) + torch.ones(1, dtype=torch.int8),
+    "int32 / 2":                         lambda: torch.tensor([1], dtype=torch.int32) / 2,
+}
+for label, op in cases.items():
+    print(f"{label:36}-> {op().dtype}")
+print("torch.result_type(i64, 1.5):", torch.result_type(i64, 1.5))
+try:
+    i64.add_(1.5)  # in-place cannot change the dtype of its output
+except RuntimeError as e:
+    print(f"RuntimeError: {e}")
+# --8<-- [end:promotion]

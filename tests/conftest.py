@@ -1,0 +1,71 @@
+"""Shared fixtures: the repository, and small throwaway handbook projects to break."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+PROJECT_CONFIG = """
+site_name: test handbook
+docs_dir: docs
+site_dir: site
+theme: mkdocs
+plugins:
+  - handbook:
+      sections_exempt: [index.md]
+  - markdown-exec:
+      languages: [python, py]
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - pymdownx.snippets:
+      base_path: ["."]
+      check_paths: true
+      dedent_subsections: true
+  - pymdownx.superfences
+"""
+
+
+class Project:
+    """A minimal handbook in a temporary directory, built like the real one."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        (root / "docs").mkdir(parents=True)
+        (root / "snippets").mkdir()
+        (root / "mkdocs.yml").write_text(PROJECT_CONFIG)
+        shutil.copytree(REPO / "source-index", root / "source-index")
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        return path
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(self.root / ".cache"), **(env or {})}
+        return subprocess.run([sys.executable, *args], cwd=self.root, env=environment, capture_output=True, text=True, timeout=600)
+
+    def build(self, **env: str) -> subprocess.CompletedProcess:
+        return self.run("-m", "mkdocs", "build", env=env)
+
+    def goldens(self, **env: str) -> subprocess.CompletedProcess:
+        return self.run("-m", "handbook.goldens", env=env)
+
+    def recordings(self) -> dict[str, str]:
+        base = self.root / "recordings"
+        return {p.relative_to(base).as_posix(): p.read_text() for p in sorted(base.rglob("*.txt"))} if base.exists() else {}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "handbook")

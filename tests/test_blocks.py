@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import pytest
+
+from handbook.blocks import BlockError, scan_page
+
+
+def test_blocks_know_their_origin_and_id(project):
+    project.write("snippets/t/x.py", "import torch\n\n# --8<-- [start:views]\n    a = 1\n    print(a)\n# --8<-- [end:views]\n")
+    project.write("docs/p.md", '# P\n\n```python exec="on"\nprint(1)\n```\n\n```python exec="on" timeout="5"\n--8<-- "snippets/t/x.py:views"\n```\n\n```python exec="on" id="named"\nprint(2)\n```\n\n```text\nnot run\n```\n')
+    page = scan_page(project.root, "docs", "p.md")
+    assert [(b.id, b.origin) for b in page.blocks] == [("block-1", "docs/p.md:4"), ("x-views", "snippets/t/x.py:4"), ("named", "docs/p.md:12")]
+    assert page.blocks[1].code == "a = 1\nprint(a)"  # dedented like pymdownx.snippets
+    assert page.blocks[1].options["timeout"] == "5"
+
+
+def test_indented_fence_in_admonition(project):
+    project.write("docs/p.md", '# P\n\n!!! note\n    ```python exec="on"\n    print(1)\n    ```\n')
+    assert scan_page(project.root, "docs", "p.md").blocks[0].code == "print(1)"
+
+
+@pytest.mark.parametrize(
+    "page, message",
+    [
+        ('```python\nprint(1)\n```\n', 'docs/p.md:1: a python fence without exec="on"'),
+        ('```python exec="on"\n--8<-- "snippets/none.py:a"\n```\n', "docs/p.md:1: included file 'snippets/none.py' does not exist"),
+        ('```python exec="on"\nprint(1)\n--8<-- "snippets/t/x.py:a"\n```\n', "either one '--8<--' include or inline code"),
+        ('```python exec="on" id="a"\nprint(1)\n```\n```python exec="on" id="a"\nprint(1)\n```\n', "block id 'a' is used twice"),
+        ('```python exec="on"\nprint(1)\n', "fence is never closed"),
+    ],
+)
+def test_bad_pages_name_the_place(project, page, message):
+    project.write("snippets/t/x.py", "# --8<-- [start:a]\nprint(1)\n# --8<-- [end:a]\n")
+    project.write("docs/p.md", page)
+    with pytest.raises(BlockError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        scan_page(project.root, "docs", "p.md")
+
+
+def test_missing_region_names_the_expected_markers(project):
+    project.write("snippets/t/x.py", "print(1)\n")
+    project.write("docs/p.md", '```python exec="on"\n--8<-- "snippets/t/x.py:gone"\n```\n')
+    with pytest.raises(BlockError, match=r"region 'gone' not found in snippets/t/x.py \(expected '# --8<-- \[start:gone\]'"):
+        scan_page(project.root, "docs", "p.md")

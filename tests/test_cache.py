@@ -1,0 +1,70 @@
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from handbook.blocks import Block, Page
+from handbook.cache import ExecutionCache, cache_key
+from handbook.runner import BlockRun
+
+ENV = {"torch": "2.13.0+cpu", "git_version": "abc", "python": "3.11.7", "device": "cpu"}
+BLOCK = Block("p.md", 1, "b", "print(1)", "snippets/p.py", 3, 2, {})
+PAGE = Page("p.md", (BLOCK,))
+
+
+def test_hit_after_store(tmp_path: Path):
+    cache = ExecutionCache(tmp_path)
+    key = cache_key(PAGE, ENV)
+    assert cache.load(key, 1) is None
+    cache.store(key, [BlockRun("ok", "1", "", 0.1)])
+    assert cache.load(key, 1) == [BlockRun("ok", "1", "", 0.1)]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        Page("p.md", (replace(BLOCK, code="print(2)"),)),
+        Page("p.md", (replace(BLOCK, origin_line=4),)),
+        Page("p.md", (replace(BLOCK, options={"timeout": "5"}),)),
+        Page("p.md", (BLOCK, replace(BLOCK, index=2, id="c"))),
+    ],
+)
+def test_any_change_to_the_blocks_misses(changed):
+    assert cache_key(changed, ENV) != cache_key(PAGE, ENV)
+
+
+@pytest.mark.parametrize("part", ["torch", "git_version", "python", "device"])
+def test_any_change_to_the_environment_misses(part):
+    assert cache_key(PAGE, {**ENV, part: "other"}) != cache_key(PAGE, ENV)
+
+
+def test_torch_settings_from_the_environment_are_in_the_key(monkeypatch):
+    before = cache_key(PAGE, ENV)
+    monkeypatch.setenv("TORCH_LOGS", "recompiles")
+    assert cache_key(PAGE, ENV) != before
+
+
+def test_engine_source_is_in_the_key(monkeypatch):
+    before = cache_key(PAGE, ENV)
+    monkeypatch.setattr("handbook.cache.engine_version", lambda: "changed")
+    assert cache_key(PAGE, ENV) != before
+
+
+def test_failed_pages_are_not_stored(tmp_path: Path):
+    cache = ExecutionCache(tmp_path)
+    cache.store("k" * 64, [BlockRun("raised", "", "boom", 0.1)])
+    assert cache.load("k" * 64, 1) is None
+
+
+def test_corrupt_entry_is_ignored(tmp_path: Path):
+    cache = ExecutionCache(tmp_path)
+    key = cache_key(PAGE, ENV)
+    cache.store(key, [BlockRun("ok", "1", "", 0.1)])
+    next(tmp_path.rglob("*.json")).write_text("{not json")
+    assert cache.load(key, 1) is None
+
+
+def test_disabled_cache_neither_loads_nor_stores(tmp_path: Path):
+    cache = ExecutionCache(tmp_path, enabled=False)
+    cache.store("a" * 64, [BlockRun("ok", "1", "", 0.1)])
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,197 @@
+"""End to end: a small handbook built by mkdocs with the plugin, broken in every way the build must catch."""
+
+from __future__ import annotations
+
+import pytest
+
+PAGE = '''
+# Demo
+
+## Shapes
+
+Linked to [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on"
+--8<-- "snippets/demo/shapes.py:setup"
+```
+
+```python exec="on"
+--8<-- "snippets/demo/shapes.py:body"
+```
+'''
+
+SNIPPET = '''
+import torch
+
+# --8<-- [start:setup]
+import torch
+t = torch.arange(6).view(2, 3)
+print("setup done")
+# --8<-- [end:setup]
+
+# --8<-- [start:body]
+print("strides:", t.stride())
+{injected}
+# --8<-- [end:body]
+'''
+
+
+def make(project, injected: str = "") -> None:
+    project.write("docs/demo.md", PAGE)
+    project.write("snippets/demo/shapes.py", SNIPPET.format(injected=injected))
+
+
+@pytest.fixture
+def recorded(project):
+    make(project)
+    result = project.goldens()
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def test_clean_build_passes_and_renders_output_and_report(recorded):
+    result = recorded.build()
+    assert result.returncode == 0, result.stderr
+    html = (recorded.root / "site/demo/index.html").read_text()
+    assert "strides: (3, 1)" in html
+    assert "https://github.com/pytorch/pytorch/blob/v2.13.0/c10/core/TensorImpl.h#L" in html
+    import json
+
+    report = json.loads((recorded.root / "site/execution-report.json").read_text())
+    assert report["torch"].startswith("2.13.0")
+    # goldens ran the page just before: the build reuses that run
+    assert [b["status"] for b in report["blocks"]] == ["cached", "cached"]
+    assert report["blocks"][1]["source"] == "snippets/demo/shapes.py:10"
+
+
+FAILURES = {
+    "raise": ('raise ValueError("boom")', "the block raised", "ValueError: boom"),
+    "sys.exit": ("import sys; sys.exit(3)", "the block called sys.exit", "sys.exit(3)"),
+    "os._exit": ("import os; os._exit(7)", "the page process exited", "exited with code 7"),
+    "segfault": ("import ctypes; ctypes.string_at(0)", "the page process crashed", "SIGSEGV"),
+    "timeout": ("import time; time.sleep(60)", "ran past its timeout", "timeout of 2 s"),
+    "drift": ('print("something new")', "the output differs from its recording", "+something new"),
+}
+
+
+@pytest.mark.parametrize("kind", FAILURES)
+def test_each_failure_fails_the_build_and_names_the_place(recorded, kind):
+    code, what, detail = FAILURES[kind]
+    make(recorded, code)
+    before = recorded.recordings()
+    result = recorded.build(DOCS_BLOCK_TIMEOUT="2")
+    assert result.returncode != 0
+    assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10" in result.stderr
+    assert what in result.stderr
+    assert detail in result.stderr
+    # goldens after a failed block leaves every recording as it was (drift is a change to record, not a failure)
+    if kind != "drift":
+        assert recorded.goldens(DOCS_BLOCK_TIMEOUT="2").returncode != 0
+        assert recorded.recordings() == before
+
+
+def test_traceback_points_at_the_snippet_line(recorded):
+    make(recorded, 'raise ValueError("boom")')
+    result = recorded.build()
+    assert 'File "snippets/demo/shapes.py", line 11' in result.stderr
+
+
+def test_stale_recording_fails_the_build(recorded):
+    (recorded.root / "recordings/torch-2.13.0/demo/gone-block.txt").write_text("old\n")
+    result = recorded.build()
+    assert result.returncode != 0
+    assert "recordings/torch-2.13.0/demo/gone-block.txt: a recording whose block is gone" in result.stderr
+
+
+def test_missing_include_file_fails_the_build(recorded):
+    recorded.write("docs/demo.md", PAGE.replace("snippets/demo/shapes.py:body", "snippets/demo/nothere.py:body"))
+    result = recorded.build()
+    assert result.returncode != 0
+    assert "docs/demo.md:12: included file 'snippets/demo/nothere.py' does not exist" in result.stderr
+
+
+def test_missing_region_fails_the_build(recorded):
+    recorded.write("docs/demo.md", PAGE.replace("shapes.py:body", "shapes.py:nothere"))
+    result = recorded.build()
+    assert result.returncode != 0
+    assert "docs/demo.md:12: region 'nothere' not found in snippets/demo/shapes.py" in result.stderr
+
+
+def test_unrecorded_block_fails_the_build(project):
+    make(project)
+    result = project.build()
+    assert result.returncode != 0
+    assert "no recording at recordings/torch-2.13.0/demo/shapes-setup.txt" in result.stderr
+
+
+def test_output_is_text_and_long_output_is_cut_on_the_page(project):
+    project.write("docs/demo.md", '''
+        # Demo
+
+        ## Output
+
+        See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+        ```python exec="on"
+        import sys
+        print("<script>alert(1)</script>")
+        sys.stdout.buffer.write(b"bad byte: \\xff\\n")
+        for i in range(200):
+            print("line", i)
+        ```
+        ''')
+    assert project.goldens().returncode == 0
+    recording = project.recordings()["torch-2.13.0/demo/block-1.txt"]
+    assert "line 199" in recording and "bad byte: \ufffd" in recording
+    assert project.build().returncode == 0
+    html = (project.root / "site/demo/index.html").read_text()
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+    assert "line 79" in html and "line 199" not in html
+    assert "more line(s) not shown" in html
+
+
+def test_gpu_block_without_gpu_says_nothing_is_recorded(project):
+    project.write("docs/demo.md", '''
+        # Demo
+
+        ## GPU
+
+        See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+        ```python exec="on" device="cuda"
+        import torch
+        print(torch.cuda.memory_allocated())
+        ```
+        ''')
+    assert project.goldens().returncode == 0
+    assert project.build().returncode == 0
+    html = (project.root / "site/demo/index.html").read_text()
+    assert "no output has been recorded on a GPU yet" in html
+    project.write("recordings/torch-2.13.0/demo/block-1.cuda.txt", "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-11-29\n--- output ---\n0\n")
+    assert project.build().returncode == 0
+    html = (project.root / "site/demo/index.html").read_text()
+    assert "recorded on NVIDIA H200 with torch 2.13.0+cu130 on 2026-11-29" in html
+
+
+def test_pages_do_not_share_state(project):
+    link = "See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n"
+    project.write("docs/a.md", "# A\n\n## Change\n\n" + link + '\n```python exec="on"\nimport torch\ntorch.set_printoptions(precision=1)\ntorch.set_default_dtype(torch.float64)\nleaked = 1\nprint(torch.tensor([1/3]))\n```\n')
+    project.write("docs/b.md", "# B\n\n## Look\n\n" + link + '\n```python exec="on"\nimport torch\nprint(torch.tensor([1/3]), "leaked" in globals())\n```\n')
+    assert project.goldens().returncode == 0
+    recordings = project.recordings()
+    assert recordings["torch-2.13.0/a/block-1.txt"] == "tensor([0.3])\n"
+    assert recordings["torch-2.13.0/b/block-1.txt"] == "tensor([0.3333]) False\n"
+
+
+def test_section_without_source_link_fails(project):
+    project.write("docs/demo.md", '# Demo\n\n## Linked\n\n[x](pytorch:c10/core/TensorImpl.h#TensorImpl)\n\n## Bare\n\nNo link here.\n')
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/demo.md: section 'Bare' has no source link" in result.stderr
+
+
+def test_bad_source_link_fails_naming_page_and_link(project):
+    project.write("docs/demo.md", '# Demo\n\n## One\n\n[x](pytorch:c10/core/TensorImpl.h#NoSuchSymbol)\n')
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/demo.md:5: pytorch:c10/core/TensorImpl.h#NoSuchSymbol: symbol 'NoSuchSymbol' not found" in result.stderr
