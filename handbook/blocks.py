@@ -113,7 +113,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             raise BlockError(f"{page_file}:{fence_line}: fence is never closed")
         if opened["lang"] not in EXECUTED_LANGUAGES:
             continue
-        where = f"{page_file}:{fence_line}"
+        where = f"{page_file}:{fence_line} (block {len(blocks) + 1})"
         options = parse_attrs(opened["attrs"])
         if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
             raise BlockError(f"{where}: a python fence without exec=\"on\"; every Python block on a page runs (use another language to show code that does not)")

@@ -38,6 +38,8 @@ def prepare_process_environment(root: Path) -> None:
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     # Set and dict-of-str orders must not change between builds.
     os.environ.setdefault("PYTHONHASHSEED", "0")
+    # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
 
 @dataclass

@@ -13,7 +13,7 @@ from mkdocs.plugins import BasePlugin
 
 from mkdocs.structure.files import File
 
-from handbook import rendering, source_map
+from handbook import notebooks, rendering, source_map
 from handbook.blocks import BlockError
 from handbook.execution import SiteRun, execute
 from handbook.report import failure_report, write_report
@@ -85,6 +85,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving)
         if page.file.generated_by:
             return markdown
+        if results and page.file.src_uri not in self.config.sections_exempt:
+            depth = page.url.count("/")
+            markdown = _with_download_link(markdown, "../" * depth + notebook_path(page.file.src_uri))
         return self.linker.rewrite(markdown, page.file.src_uri).markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -96,5 +99,29 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return html
 
     def on_post_build(self, *, config):
-        if self.site:
-            write_report(self.site, Path(config.site_dir) / "execution-report.json")
+        if not self.site:
+            return
+        write_report(self.site, Path(config.site_dir) / "execution-report.json")
+        for page in self.site.pages:
+            if page.path not in self.site.results or not page.blocks:
+                continue
+            markdown = (self.root / self.docs_dir / page.path).read_text(encoding="utf-8")
+            outputs = {r.block.id: r.output for r in self.site.results[page.path]}
+            notebook = notebooks.page_notebook(markdown, page, outputs, lambda text: self.linker.rewrite(text, page.path, plain=True).markdown)
+            notebooks.write(notebook, Path(config.site_dir) / notebook_path(page.path))
+
+
+def notebook_path(page: str) -> str:
+    return "notebooks/" + page.removesuffix(".md").replace("/", "-") + ".ipynb"
+
+
+def _with_download_link(markdown: str, href: str) -> str:
+    """Put a notebook download link under the page's title."""
+    # Raw HTML: the notebook is written after the build, so mkdocs must not validate this link.
+    link = f'<a class="handbook-notebook" href="{href}" download>Download this chapter as a Jupyter notebook</a>'
+    lines = markdown.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("# "):
+            lines.insert(index + 1, "\n" + link + "\n")
+            return "\n".join(lines) + "\n"
+    return link + "\n\n" + markdown

@@ -99,8 +99,10 @@ class SourceLinker:
         block = f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View {resolved.symbol} on GitHub]{self.link_markup(resolved)}'
         return "\n".join(indent + line if line else line for line in block.splitlines())
 
-    def rewrite(self, markdown: str, page: str) -> PageLinks:
-        """Replace every source link and excerpt of a page; collect citations and errors."""
+    def rewrite(self, markdown: str, page: str, plain: bool = False) -> PageLinks:
+        """Replace every source link and excerpt of a page; collect citations and errors.
+
+        `plain` renders bare Markdown links (for notebooks, which know no attribute lists)."""
         result = PageLinks("")
         output: list[str] = []
         section = ""
@@ -123,7 +125,8 @@ class SourceLinker:
             if excerpt:
                 line = self._apply(result, page, section, number, excerpt["target"], lambda r: self.excerpt_markup(r, excerpt["indent"]), line)
             else:
-                line = LINK.sub(lambda m: "]" + self._apply(result, page, section, number, m["target"], self.link_markup, m[0][1:]), line)
+                markup = (lambda r: f"({r.url})") if plain else self.link_markup
+                line = LINK.sub(lambda m: "]" + self._apply(result, page, section, number, m["target"], markup, m[0][1:]), line)
             output.append(line)
         result.markdown = "\n".join(output) + ("\n" if markdown.endswith("\n") else "")
         return result

@@ -22,8 +22,8 @@ def test_indented_fence_in_admonition(project):
 @pytest.mark.parametrize(
     "page, message",
     [
-        ('```python\nprint(1)\n```\n', 'docs/p.md:1: a python fence without exec="on"'),
-        ('```python exec="on"\n--8<-- "snippets/none.py:a"\n```\n', "docs/p.md:1: included file 'snippets/none.py' does not exist"),
+        ('```python\nprint(1)\n```\n', 'docs/p.md:1 (block 1): a python fence without exec="on"'),
+        ('```python exec="on"\n--8<-- "snippets/none.py:a"\n```\n', "docs/p.md:1 (block 1): included file 'snippets/none.py' does not exist"),
         ('```python exec="on"\nprint(1)\n--8<-- "snippets/t/x.py:a"\n```\n', "either one '--8<--' include or inline code"),
         ('```python exec="on" id="a"\nprint(1)\n```\n```python exec="on" id="a"\nprint(1)\n```\n', "block id 'a' is used twice"),
         ('```python exec="on"\nprint(1)\n', "fence is never closed"),

@@ -107,14 +107,14 @@ def test_missing_include_file_fails_the_build(recorded):
     recorded.write("docs/demo.md", PAGE.replace("snippets/demo/shapes.py:body", "snippets/demo/nothere.py:body"))
     result = recorded.build()
     assert result.returncode != 0
-    assert "docs/demo.md:12: included file 'snippets/demo/nothere.py' does not exist" in result.stderr
+    assert "docs/demo.md:11 (block 2): included file 'snippets/demo/nothere.py' does not exist" in result.stderr
 
 
 def test_missing_region_fails_the_build(recorded):
     recorded.write("docs/demo.md", PAGE.replace("shapes.py:body", "shapes.py:nothere"))
     result = recorded.build()
     assert result.returncode != 0
-    assert "docs/demo.md:12: region 'nothere' not found in snippets/demo/shapes.py" in result.stderr
+    assert "docs/demo.md:11 (block 2): region 'nothere' not found in snippets/demo/shapes.py" in result.stderr
 
 
 def test_unrecorded_block_fails_the_build(project):
@@ -146,7 +146,7 @@ def test_output_is_text_and_long_output_is_cut_on_the_page(project):
     assert project.build().returncode == 0
     html = (project.root / "site/demo/index.html").read_text()
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
-    assert "line 79" in html and "line 199" not in html
+    assert "line 0" in html and "line 199" not in html
     assert "more line(s) not shown" in html
 
 

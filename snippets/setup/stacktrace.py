@@ -1,0 +1,48 @@
+"""TORCH_SHOW_CPP_STACKTRACES: the C++ frames behind a RuntimeError (Setting up)."""
+import torch
+
+# --8<-- [start:cpp_plain]
+import os
+
+try:
+    torch.ones(2, 3) @ torch.ones(2, 3)
+except RuntimeError as e:
+    print(f"RuntimeError: {e}")
+
+os.environ["TORCH_SHOW_CPP_STACKTRACES"] = "1"     # too late: torch is already loaded
+try:
+    torch.ones(2, 3) @ torch.ones(2, 3)
+except RuntimeError as e:
+    print("lines in the message after setting it at run time:", len(str(e).splitlines()))
+del os.environ["TORCH_SHOW_CPP_STACKTRACES"]
+# --8<-- [end:cpp_plain]
+
+# --8<-- [start:cpp_stack]
+import os
+import subprocess
+import sys
+
+code = """
+import torch
+try:
+    torch.ones(2, 3) @ torch.ones(2, 3)
+except RuntimeError as e:
+    print(e)
+"""
+# The variable is read once per process, so it must be set before torch starts.
+# TORCH_DISABLE_ADDR2LINE=1 names frames from the symbol table only (fast, no addr2line).
+env = dict(os.environ, TORCH_SHOW_CPP_STACKTRACES="1", TORCH_DISABLE_ADDR2LINE="1")
+out = subprocess.run([sys.executable, "-c", code], env=env,
+                     capture_output=True, text=True, timeout=120).stdout
+lines = out.splitlines()
+print(lines[0])          # the message
+print(lines[1])          # where the check failed
+for line in lines[2:]:
+    if not line.startswith("#"):
+        continue
+    name, _, where = line.split(" ", 1)[1].partition(" from ")
+    library = os.path.basename(where.rsplit(":", 1)[0])
+    if library not in ("libc10.so", "libtorch_cpu.so", "libtorch_python.so"):
+        break                     # the rest are CPython's own frames
+    print(f"    {name.split('(')[0]:45} [{library}]")
+# --8<-- [end:cpp_stack]
