@@ -1,14 +1,23 @@
-# Every target creates the environment on first use (pip: it takes torch's CPU wheel from disk).
+# Every target creates its environment on first use, with pip (which takes torch's
+# CPU wheel from this machine's disk; other installers download a CUDA build).
+# TORCH=2.14.1 builds the same tree against another torch, in .venv-2.14.1.
+TORCH ?= 2.13.0
+ifeq ($(TORCH),2.13.0)
 VENV ?= .venv
+else
+VENV ?= .venv-$(TORCH)
+endif
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
+SUPPORTED := 2.13.0 2.14.1
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test goldens clean-cache source-index bench
+.PHONY: serve build test goldens clean-cache source-index bench versions serve-versions
 
 $(INSTALLED): requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	sed 's/^torch==.*/torch==$(TORCH)/' requirements.lock > $(VENV)/requirements.txt
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(INSTALLED)
 
@@ -36,3 +45,14 @@ source-index: $(INSTALLED)
 # Build speed as ratios in one run (see bench/build_speed.py); takes several minutes.
 bench: $(INSTALLED)
 	$(PYTHON) bench/build_speed.py
+
+# Deploys one version per supported torch into the local gh-pages branch (never pushes).
+versions:
+	@for torch in $(SUPPORTED); do $(MAKE) --no-print-directory deploy-version TORCH=$$torch || exit 1; done
+	$(VENV)/bin/mike set-default latest
+
+deploy-version: $(INSTALLED)
+	$(PYTHON) -m handbook.versions deploy
+
+serve-versions: $(INSTALLED)
+	$(VENV)/bin/mike serve --dev-addr 127.0.0.1:8000

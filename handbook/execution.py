@@ -17,7 +17,7 @@ from handbook.blocks import Block, Page, scan_docs
 from handbook.environment import describe, gpu_possible, installed_torch
 from handbook.cache import ExecutionCache, cache_key
 from handbook.normalise import normalise
-from handbook.recordings import GpuRecording, Recordings, release_of, unified_diff
+from handbook.recordings import GpuRecording, Recordings, nearest_release, release_of, unified_diff
 from handbook.runner import BlockJob, BlockRun, PageJob
 
 # Statuses of a block after its run was checked against its recording.
@@ -63,6 +63,7 @@ class SiteRun:
     pages: list[Page]
     results: dict[str, list[BlockResult]] = field(default_factory=dict)
     stale: list[str] = field(default_factory=list)
+    compared_with: str | None = None  # a release without recordings is checked against its nearest
     executed_pages: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -74,7 +75,7 @@ class SiteRun:
 
     @property
     def ok(self) -> bool:
-        return not self.failures() and not self.stale
+        return not self.failures() and not self.stale and not self.compared_with
 
 
 _environment: dict[str, str] | None = None
@@ -143,11 +144,15 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
     to_run.sort(key=timings.expected, reverse=True)
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    recordings = Recordings(root, release_of(env["torch"]))
+    release = release_of(env["torch"])
+    recordings = Recordings(root, release)
     site = SiteRun(env, pages, executed_pages=[job.page for job in to_run])
+    if not recordings.directory.is_dir() and nearest_release(root, release):
+        site.compared_with = nearest_release(root, release)
+        recordings = Recordings(root, site.compared_with)
     for page in selected:
         site.results[page.path] = [check(block, run, recordings, cuda) for block, run in zip(page.blocks, runs[page.path])]
-    if only is None:
+    if only is None and not site.compared_with:
         site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
     site.seconds = time.perf_counter() - started
     return site

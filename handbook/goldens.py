@@ -15,8 +15,22 @@ from pathlib import Path
 from handbook.execution import execute, has_cuda
 from handbook.recordings import Recordings, release_of
 from handbook.report import failure_report
+from handbook.source_links import SourceLinker
+from handbook.sources import SourceTree
+from handbook.what_changed import write_anchors
 
 RECORDABLE = {"ok", "cached", "drift", "unrecorded"}
+
+
+def source_anchors(root: Path, docs_dir: str) -> dict[str, str]:
+    """Every source link's lines, recorded beside the outputs so releases can be compared."""
+    linker = SourceLinker(SourceTree(root))
+    anchors = {}
+    for page in sorted((root / docs_dir).rglob("*.md")):
+        for citation in linker.rewrite(page.read_text(encoding="utf-8"), page.name).citations:
+            r = citation.resolved
+            anchors[r.target] = f"{r.first}-{r.last}" if r.first else "file"
+    return anchors
 
 
 def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None) -> int:
@@ -42,6 +56,8 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None) ->
     for path in site.stale:
         recordings.remove(root / path)
         changed.append(f"{path} (removed)")
+    if pages is None:
+        write_anchors(recordings.directory, source_anchors(root, docs_dir))
     print(f"torch {site.environment['torch']}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
     for path in changed:
         print(f"  {path}")

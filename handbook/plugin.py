@@ -13,7 +13,7 @@ from mkdocs.plugins import BasePlugin
 
 from mkdocs.structure.files import File
 
-from handbook import notebooks, rendering, source_map
+from handbook import notebooks, rendering, source_map, versioned_prose, what_changed
 from handbook.blocks import BlockError
 from handbook.execution import SiteRun, execute
 from handbook.report import failure_report, write_report
@@ -38,6 +38,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         self.docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
+        version = config.extra.get("version")
+        if version is not None and not version.get("provider"):
+            # Outside a mike deployment there is no versions.json for a selector to read.
+            del config.extra["version"]
         markdown_exec.formatters["python"] = rendering.format_python
         markdown_exec.formatters["py"] = rendering.format_python
         return config
@@ -85,6 +89,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving)
         if page.file.generated_by:
             return markdown
+        markdown = versioned_prose.render(markdown, self.linker.tree.identity.release)
+        markdown = what_changed.render(markdown, self.root, self.titles)
         if results and page.file.src_uri not in self.config.sections_exempt:
             depth = page.url.count("/")
             markdown = _with_download_link(markdown, "../" * depth + notebook_path(page.file.src_uri))

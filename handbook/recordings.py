@@ -17,6 +17,23 @@ from handbook.blocks import Block, Page
 PROVENANCE_END = "--- output ---"
 
 
+def recorded_releases(root: Path) -> list[str]:
+    found = [p.name.removeprefix("torch-") for p in (root / "recordings").glob("torch-*") if p.is_dir()]
+    return sorted(found, key=_version_key)
+
+
+def _version_key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in release.split("."))
+
+
+def nearest_release(root: Path, release: str) -> str | None:
+    """The recorded release closest to `release`: a new torch is first compared with its neighbour."""
+    target = _version_key(release)
+    distance = lambda r: tuple(abs(a - b) for a, b in zip(_version_key(r), target))  # noqa: E731
+    releases = [r for r in recorded_releases(root) if r != release]
+    return min(releases, key=distance) if releases else None
+
+
 def release_of(torch_version: str) -> str:
     """`2.13.0+cpu` and `2.13.0` are one release; local build tags do not change outputs' home."""
     return torch_version.split("+", 1)[0]

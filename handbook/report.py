@@ -47,7 +47,15 @@ def failure_report(site: SiteRun) -> str:
     for path in site.stale:
         parts.append(f"{path}: a recording whose block is gone; run `make goldens` to remove it, or restore the block")
     count = len(shown) + len(site.stale)
-    return f"{count} example problem(s):\n\n" + "\n\n".join(parts)
+    header = f"{count} example problem(s):"
+    if site.compared_with:
+        release = site.environment["torch"].split("+")[0]
+        header = (
+            f"torch {release} has no recordings yet; its outputs were compared with the nearest recorded release, "
+            f"torch {site.compared_with}: {len(shown)} of {len(site.all_results())} blocks differ. "
+            f"Review the differences below, then record them with `make goldens TORCH={release}`."
+        )
+    return header + "\n\n" + "\n\n".join(parts)
 
 
 def report_data(site: SiteRun) -> dict:

@@ -69,3 +69,30 @@ class Project:
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path / "handbook")
+
+
+@pytest.fixture
+def deployed(project) -> tuple[Project, Path]:
+    """A tiny handbook deployed with mike as torch 2.13 and torch 2.14 (latest); returns the gh-pages tree."""
+    from handbook.versions import deploy_command, tool_environment
+
+    project.write("docs/index.md", "# Home\n\nHello.\n")
+    config = (project.root / "mkdocs.yml").read_text().replace("theme: mkdocs", "theme:\n  name: material\n  custom_dir: overrides")
+    (project.root / "mkdocs.yml").write_text(config + "extra:\n  version:\n    provider: !ENV [HANDBOOK_VERSION_PROVIDER, '']\n    default: latest\n")
+    shutil.copytree(REPO / "overrides", project.root / "overrides")
+    for release in ("2.13.0", "2.14.1"):
+        (project.root / "recordings" / f"torch-{release}").mkdir(parents=True, exist_ok=True)
+    identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {**tool_environment(), **identity, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(project.root / ".cache")}
+    run = lambda *args: subprocess.run(args, cwd=project.root, env=env, check=True, capture_output=True, text=True)  # noqa: E731
+    run("git", "init", "-q", "-b", "main")
+    run("git", "commit", "-q", "--allow-empty", "-m", "start")
+    for release in ("2.13.0", "2.14.1"):
+        command = deploy_command(project.root, release)
+        run(*command)
+    run(command[0], "set-default", "latest")
+    tree = project.root.parent / "gh-pages"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", "gh-pages"], cwd=project.root, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return project, tree

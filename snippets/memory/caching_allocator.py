@@ -40,11 +40,11 @@ if not torch.cuda.is_available():   # the regions below are GPU-only blocks
 
 # --8<-- [start:cuda_rounding]
 def show(label):
-    s = torch.cuda.memory_stats()
-    print(f"{label:18} requested {s['requested_bytes.all.current']:>9}"
-          f"  allocated {s['allocated_bytes.all.current']:>9}"
-          f"  reserved {s['reserved_bytes.all.current']:>9}"
-          f"  segments {s['segment.all.current']}")
+    s = torch.cuda.memory_stats()        # {} until CUDA is initialised, hence .get
+    print(f"{label:18} requested {s.get('requested_bytes.all.current', 0):>9}"
+          f"  allocated {s.get('allocated_bytes.all.current', 0):>9}"
+          f"  reserved {s.get('reserved_bytes.all.current', 0):>9}"
+          f"  segments {s.get('segment.all.current', 0)}")
 
 
 show("start")
@@ -93,7 +93,9 @@ torch.cuda.memory._record_memory_history(enabled=None)
 
 for seg in sorted(snap["segments"], key=lambda seg: seg["segment_type"]):
     live = [blk for blk in seg["blocks"] if blk["state"] == "active_allocated"]
+    # each live block: (size, was it allocated inside make_cache?)
     print(seg["segment_type"], "segment of", seg["total_size"], "bytes;",
-          "live blocks:", [(blk["size"], blk["frames"][0]["name"]) for blk in live])
+          "live blocks:", [(blk["size"], any(f["name"] == "make_cache" for f in blk["frames"]))
+                           for blk in live])
 print("actions recorded:", sorted({e["action"] for e in snap["device_traces"][0]}))
 # --8<-- [end:cuda_snapshot]

@@ -27,9 +27,14 @@ import warnings
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    with torch.autograd.profiler.profile(use_cuda=True) as old:   # the seed's call
-        inp @ w
+    try:
+        with torch.autograd.profiler.profile(use_cuda=True) as old:   # the seed's call
+            inp @ w
+        device = old.use_device
+    except TypeError as error:  # newer releases removed the argument
+        print(f"TypeError: {error}")
+        device = "(no profile)"
 for w_ in caught:
     print(f"{w_.category.__name__}: {w_.message}")
-print("device profiling in effect:", old.use_device)
+print("device profiling in effect:", device)
 # --8<-- [end:seed_profiler]

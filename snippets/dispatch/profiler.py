@@ -1,0 +1,52 @@
+"""The profiler's view of the same calls: names and counts, never times."""
+import torch
+
+# --8<-- [start:quiet]
+import os
+
+# Kineto, the profiler's backend, logs "profiler_start"/"profiler_stop" lines
+# with a timestamp and a process id to stderr. Level 6 silences them; the
+# variable is read when the profiler is first used in this process.
+os.environ["KINETO_LOG_LEVEL"] = "6"
+# --8<-- [end:quiet]
+
+# --8<-- [start:profile]
+from collections import Counter
+
+from torch.profiler import ProfilerActivity, profile
+
+torch.manual_seed(0)
+x = torch.randn(3, 4, requires_grad=True)
+w = torch.randn(2, 4, requires_grad=True)
+b = torch.randn(2, requires_grad=True)
+with profile(activities=[ProfilerActivity.CPU]) as prof:
+    loss = torch.nn.functional.linear(x, w, b).relu().sum()
+    loss.backward()
+
+counts = Counter(event.name for event in prof.events())
+for name in sorted(counts):
+    print(f"{counts[name]:>2}  {name}")
+# --8<-- [end:profile]
+
+# --8<-- [start:seed_profiler]
+import warnings
+
+# The seed article's call, as written for older torch:
+a = torch.ones(2)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.profiler.profile(use_cuda=True) as old_prof:
+        a + a
+for w_ in caught:
+    print(f"{w_.category.__name__}: {w_.message}")
+print("events recorded:", sorted({e.name for e in old_prof.function_events}))
+# --8<-- [end:seed_profiler]
+
+# --8<-- [start:modern]
+# The current spelling: torch.profiler with explicit activities. On this
+# CPU-only wheel only ProfilerActivity.CPU is available.
+print("supported activities:", sorted(a.name for a in torch.profiler.supported_activities()))
+with profile(activities=list(torch.profiler.supported_activities())) as prof:
+    a + a
+print("ops:", [(e.key, e.count) for e in prof.key_averages()])
+# --8<-- [end:modern]

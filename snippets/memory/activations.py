@@ -1,0 +1,82 @@
+"""Activation memory measured with saved-tensor hooks; no_grad; checkpointing; fake tensors."""
+import torch
+from torch import nn
+
+# --8<-- [start:saved_hooks]
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils.checkpoint import checkpoint
+
+
+def saved_bytes(fn, module):
+    """Run fn() and add up the storages autograd saves for backward (parameters excluded)."""
+    params = {StorageWeakRef(p.untyped_storage()) for p in module.parameters()}
+    saved = {}
+
+    def pack(t):                            # called once for every tensor autograd saves
+        key = StorageWeakRef(t.untyped_storage())
+        if key not in params:
+            saved[key] = t.untyped_storage().nbytes()
+        return t                            # keep the tensor itself: behaviour unchanged
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = fn()
+    return out, len(saved), sum(saved.values())
+
+
+class CountedGELU(nn.GELU):
+    runs = 0
+
+    def forward(self, x):
+        CountedGELU.runs += 1
+        return super().forward(x)
+
+
+torch.manual_seed(0)
+blocks = nn.Sequential(*[
+    nn.Sequential(nn.Linear(512, 2048), CountedGELU(), nn.Linear(2048, 512)) for _ in range(4)
+])
+x = torch.randn(64, 512)
+
+out, n, nbytes = saved_bytes(lambda: blocks(x), blocks)
+print(f"plain:      {n} storages saved, {nbytes:,} bytes")
+out.sum().backward()
+grads_plain = [p.grad.clone() for p in blocks.parameters()]
+print("GELU forwards run:", CountedGELU.runs)
+# --8<-- [end:saved_hooks]
+
+# --8<-- [start:saved_no_grad]
+with torch.no_grad():
+    out, n, nbytes = saved_bytes(lambda: blocks(x), blocks)
+print(f"no_grad:    {n} storages saved, {nbytes:,} bytes; out.requires_grad={out.requires_grad}")
+with torch.inference_mode():
+    out, n, nbytes = saved_bytes(lambda: blocks(x), blocks)
+print(f"inference:  {n} storages saved, {nbytes:,} bytes; out.is_inference()={out.is_inference()}")
+# --8<-- [end:saved_no_grad]
+
+# --8<-- [start:saved_checkpoint]
+def checkpointed(x):
+    for block in blocks:
+        x = checkpoint(block, x, use_reentrant=False)
+    return x
+
+
+blocks.zero_grad(set_to_none=True)
+CountedGELU.runs = 0
+out, n, nbytes = saved_bytes(lambda: checkpointed(x), blocks)
+print(f"checkpoint: {n} storages saved, {nbytes:,} bytes")
+out.sum().backward()
+print("GELU forwards run:", CountedGELU.runs)
+print("same gradients:", all(torch.equal(a, p.grad) for a, p in zip(grads_plain, blocks.parameters())))
+# --8<-- [end:saved_checkpoint]
+
+# --8<-- [start:fake_forward]
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+with FakeTensorMode():                      # tensors carry shape/dtype/device, no memory
+    layer = nn.TransformerEncoderLayer(d_model=1024, nhead=16, dim_feedforward=4096,
+                                       batch_first=True)
+    tokens = torch.randn(8, 512, 1024)
+    y, n, nbytes = saved_bytes(lambda: layer(tokens), layer)
+print("output:", type(y).__name__, tuple(y.shape), y.dtype, y.device)
+print(f"one layer, 8 x 512 tokens: {n} saved storages, {nbytes / 2**20:.1f} MiB for backward")
+# --8<-- [end:fake_forward]

@@ -1,0 +1,128 @@
+"""Row 1: memory that grows until OOM."""
+# --8<-- [start:setup]
+import gc
+import weakref
+
+import torch
+from torch import nn
+from torch.multiprocessing.reductions import StorageWeakRef
+
+torch.manual_seed(0)
+torch.set_printoptions(precision=4)
+# --8<-- [end:setup]
+
+# --8<-- [start:growth_repro]
+torch.manual_seed(0)
+def saved_tensors(t):
+    """Walk t's autograd graph: (node name, attribute, tensor) for every saved tensor."""
+    found, seen, stack = [], set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                if isinstance(value, torch.Tensor):
+                    found.append((node.name(), name, value))
+        stack.extend(fn for fn, _ in node.next_functions)
+    return found
+
+
+def held_bytes(items, skip):
+    """Bytes of distinct storages held by items: the tensors and everything their graphs save."""
+    storages = {}
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            for t in [item] + [t for _, _, t in saved_tensors(item)]:
+                key = StorageWeakRef(t.untyped_storage())
+                if key not in skip:
+                    storages[key] = t.untyped_storage().nbytes()
+    return sum(storages.values())
+
+
+model = nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 10))
+params = {StorageWeakRef(p.untyped_storage()) for p in model.parameters()}
+batches = [torch.randn(128, 256) for _ in range(4)]
+targets = [torch.randint(0, 10, (128,)) for _ in range(4)]
+
+
+def validate(keep):
+    losses = []
+    for x, y in zip(batches, targets):
+        loss = nn.functional.cross_entropy(model(x), y)
+        losses.append(keep(loss))
+        print(f"  step {len(losses)}: losses holds {held_bytes(losses, params):,} bytes")
+    return losses
+
+
+print("losses.append(loss):")
+held = validate(lambda loss: loss)
+# --8<-- [end:growth_repro]
+
+# --8<-- [start:growth_diagnose]
+print("held[0].grad_fn:", held[0].grad_fn.name())
+for node, attr, t in sorted(saved_tensors(held[0]), key=lambda r: (r[0], r[1])):
+    is_param = StorageWeakRef(t.untyped_storage()) in params
+    print(f"  {node:20} {attr:20} {str(tuple(t.shape)):12} {t.untyped_storage().nbytes():>7,}"
+          + ("  (a parameter)" if is_param else ""))
+# --8<-- [end:growth_diagnose]
+
+# --8<-- [start:growth_fix]
+del held
+print("losses.append(loss.item()):")
+validate(lambda loss: loss.item())
+print("losses.append(loss.detach()):")
+validate(lambda loss: loss.detach())
+print("under torch.no_grad():")
+with torch.no_grad():
+    validate(lambda loss: loss)
+# --8<-- [end:growth_fix]
+
+# --8<-- [start:claims_cycles]
+class Holder:
+    def __init__(self):
+        self.activations = torch.zeros(1_000_000)   # 4 MB
+        self.me = self                              # a reference cycle
+
+
+gc.collect()
+h = Holder()
+tensor_alive = weakref.ref(h.activations)
+del h
+print("cycle, after del:         tensor alive:", tensor_alive() is not None)
+gc.collect()
+print("cycle, after gc.collect(): tensor alive:", tensor_alive() is not None)
+
+
+class WeakHolder:
+    def __init__(self):
+        self.activations = torch.zeros(1_000_000)
+        self.me = weakref.ref(self)                 # no cycle of strong references
+
+
+h = WeakHolder()
+tensor_alive = weakref.ref(h.activations)
+del h
+print("weakref, after del:       tensor alive:", tensor_alive() is not None)
+# --8<-- [end:claims_cycles]
+
+if not torch.cuda.is_available():   # the region below is a GPU-only block
+    raise SystemExit(0)
+
+# --8<-- [start:claims_empty_cache]
+def report(label):
+    print(f"{label:28} allocated {torch.cuda.memory_allocated():>10,}"
+          f"  reserved {torch.cuda.memory_reserved():>10,}")
+
+
+kept = [torch.empty(64 << 20, dtype=torch.uint8, device="cuda") for _ in range(4)]
+report("4 x 64 MiB held in a list")
+torch.cuda.empty_cache()
+report("empty_cache, list alive")
+kept.clear()
+report("list cleared")
+torch.cuda.empty_cache()
+report("empty_cache, list cleared")
+# --8<-- [end:claims_empty_cache]

@@ -1,0 +1,199 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright, against localhost.
+
+Needs `site/` from the strict build (`make test` builds it first). Chromium is
+installed here if missing; these tests skip only where it cannot be installed.
+Screenshots are written to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "site"
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+CHAPTERS = ["setup", "tensors", "autograd", "dispatch", "memory", "torchscript-export", "compile", "custom-ops", "troubleshooting", "learning-path"]
+MAX_PAGE_BYTES = 1_500_000
+
+
+def ensure_chromium() -> str | None:
+    if Path(CHROMIUM).exists():
+        return None
+    if shutil.which("apt-get") is None:
+        return "no apt-get to install Debian's chromium"
+    install = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium"
+    result = subprocess.run(["bash", "-c", install], capture_output=True, text=True)
+    if result.returncode != 0 or not Path(CHROMIUM).exists():
+        return f"Debian's chromium could not be installed: {result.stderr[-300:]}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = ensure_chromium()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory: Path):
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def site_url():
+    assert (SITE / "index.html").is_file(), "site/ is missing: run the strict build first (make test does)"
+    server = serve(SITE)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+def test_home_loads_without_errors_or_outside_requests(page, site_url):
+    errors, outside = [], []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""} and not request.url.startswith("data:") and outside.append(request.url))
+    page.goto(site_url + "/", wait_until="networkidle")
+    screenshot(page, "home")
+    assert "PyTorch Internals, executed" in page.title()
+    assert "torch 2.13.0" in page.inner_text(".md-banner")
+    assert errors == []
+    assert outside == []
+
+
+def test_search_finds_tensorimpl(page, site_url):
+    page.goto(site_url + "/", wait_until="networkidle")
+    page.locator("input[data-md-component='search-query']").click()
+    page.keyboard.type("TensorImpl")  # typed, as a reader does: the search listens to key events
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    screenshot(page, "search")
+    results = page.inner_text(".md-search-result")
+    assert "TensorImpl" in results
+
+
+def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
+    page.goto(site_url + "/tensors/", wait_until="networkidle")
+    screenshot(page, "chapter-tensors")
+    titles = page.locator(".highlight .filename").all_inner_texts()
+    assert titles.count("Output") >= 12
+    link = page.locator("a.pytorch-source").first
+    assert link.get_attribute("href").startswith("https://github.com/pytorch/pytorch/blob/v2.13.0/")
+    assert link.get_attribute("data-tag") == "v2.13.0"
+    assert "v2.13.0" in link.get_attribute("title")
+
+
+def test_copy_button_copies_a_block(page, site_url):
+    page.goto(site_url + "/tensors/", wait_until="networkidle")
+    block = page.locator(".highlight").first
+    block.hover()
+    block.locator("button[data-md-type='copy']").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("import torch")
+    assert copied.strip() == block.locator("code").inner_text().strip()
+
+
+def test_notebook_download_is_a_valid_notebook(page, site_url):
+    import nbformat
+
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    with page.expect_download() as download:
+        page.click("a.handbook-notebook")
+    path = download.value.path()
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    assert any(cell.cell_type == "code" and cell.outputs for cell in notebook.cells)
+
+
+def test_narrow_viewport_is_usable(browser, site_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    screenshot(page, "narrow-autograd")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways: {width}px"
+    page.click(".md-header__button[for='__drawer']")
+    page.wait_for_selector(".md-nav--primary", state="visible")
+    assert page.locator(".md-nav--primary").is_visible()
+    context.close()
+
+
+def test_heaviest_chapter_transfers_at_most_1_5_mb(browser, site_url):
+    weights = {}
+    for chapter in CHAPTERS:
+        if not (SITE / chapter / "index.html").is_file():
+            continue
+        context = browser.new_context()
+        page = context.new_page()
+        sizes = []
+        page.on("response", lambda response: sizes.append(len(response.body()) if response.ok else 0))
+        page.goto(f"{site_url}/{chapter}/", wait_until="networkidle")
+        weights[chapter] = sum(sizes)
+        context.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "page-weights.json").write_text(json.dumps(weights, indent=1))
+    heaviest = max(weights, key=weights.get)
+    assert weights[heaviest] <= MAX_PAGE_BYTES, f"{heaviest}: {weights[heaviest]} bytes"
+
+
+def test_version_selector_and_outdated_banner(browser, deployed):
+    """Two versions deployed with mike into a throwaway repository, served as `mike serve` would."""
+    _, branch_tree = deployed
+    server = serve(branch_tree)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(base + "/2.13/", wait_until="networkidle")
+        page.wait_for_selector(".md-version__current", timeout=15000)
+        screenshot(page, "versions-older")
+        listed = page.locator(".md-version__link").all_inner_texts()
+        assert "torch 2.14" in listed and "torch 2.13" in listed
+        assert page.locator("[data-md-component=outdated]").is_visible()
+        page.goto(base + "/latest/", wait_until="networkidle")
+        page.wait_for_selector(".md-version__current", timeout=15000)
+        screenshot(page, "versions-latest")
+        assert not page.locator("[data-md-component=outdated]").is_visible()
+        context.close()
+    finally:
+        server.shutdown()

@@ -1,0 +1,14 @@
+from handbook.versioned_prose import render
+
+PAGE = "a\n<!-- if torch >= 2.14 -->\nnew\n<!-- else -->\nold\n<!-- end if -->\nb\n"
+
+
+def test_branch_follows_the_release():
+    assert render(PAGE, "2.14.1") == "a\nnew\nb\n"
+    assert render(PAGE, "2.13.0") == "a\nold\nb\n"
+
+
+def test_without_else_and_with_exact_match():
+    page = "<!-- if torch == 2.13 -->\nonly 2.13\n<!-- end if -->\n"
+    assert render(page, "2.13.0+cpu") == "only 2.13\n"
+    assert render(page, "2.14.1") == ""
