@@ -41,7 +41,7 @@ def find_python(lines: list[str], symbol: str) -> list[Span]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + node.name
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                overload = any(isinstance(d, ast.Name) and d.id == "overload" or isinstance(d, ast.Attribute) and d.attr == "overload" for d in node.decorator_list)
+                overload = any(isinstance(d, ast.Name) and d.id.endswith("overload") or isinstance(d, ast.Attribute) and d.attr == "overload" for d in node.decorator_list)
                 if name == symbol and not overload:
                     found.append(Span(first, node.end_lineno, "class" if isinstance(node, ast.ClassDef) else "def"))
                 if isinstance(node, ast.ClassDef):

@@ -1,0 +1,56 @@
+"""Inductor on the CPU: the generated C++ kernel, its wrapper, and where it is cached."""
+import torch
+import torch._dynamo
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+# --8<-- [start:inductor_code]
+import re
+
+from torch._inductor.utils import run_and_get_code
+
+
+def fused(x, y):
+    return torch.relu(x * y + 1.0).sum(dim=-1)
+
+
+torch._dynamo.reset()
+a, b = torch.randn(8, 64), torch.randn(8, 64)
+out, (source,) = run_and_get_code(torch.compile(fused), a, b)  # default backend: Inductor
+print("matches eager:", torch.allclose(out, fused(a, b)))
+print("kernels:", re.findall(r"^(cpp_fused\w+) = async_compile\.cpp_pybinding", source, re.M))
+signature = source[source.index('extern "C"'):source.index(")", source.index('extern "C"')) + 1]
+print(" ".join(signature.split()))
+print("SIMD vector code:", "at::vec::Vectorized<float>" in source)
+call = source[source.index("    def call(self, args):"):source.index("        return (buf0, )")]
+print(call.rstrip())
+# --8<-- [end:inductor_code]
+
+# --8<-- [start:cache_dir]
+import os
+
+from torch._inductor.codecache import PyCodeCache
+from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+root = cache_dir()
+print("generated modules under it:", all(m.__file__.startswith(root) for m in PyCodeCache.modules))
+print("compiled kernel libraries there:", any(name.endswith(".so") for _, _, files in os.walk(root) for name in files))
+# --8<-- [end:cache_dir]
+
+# --8<-- [start:modes]
+import torch._inductor
+
+for mode, options in sorted(torch._inductor.list_mode_options().items()):
+    print(f"{mode:27} {options}")
+# --8<-- [end:modes]
+
+# --8<-- [start:reduce_overhead_cpu]
+from torch._dynamo.utils import counters
+
+torch._dynamo.reset()
+skips_before = counters["inductor"]["cudagraph_skips"]
+out = torch.compile(fused, mode="reduce-overhead")(a, b)
+print("matches eager:", torch.allclose(out, fused(a, b)))
+print("CUDA graph skipped for this CPU graph:", counters["inductor"]["cudagraph_skips"] - skips_before == 1)
+# --8<-- [end:reduce_overhead_cpu]

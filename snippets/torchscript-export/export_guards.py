@@ -1,0 +1,103 @@
+"""What export guarantees: shapes it specialised on, Dim ranges, no data-dependent Python."""
+import torch
+from torch.export import export
+
+torch.manual_seed(0)
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+        self.register_buffer("scale", torch.tensor(2.0))
+
+    def forward(self, x):
+        return torch.relu(self.lin(x)) * self.scale
+
+
+head = Head().eval()
+x = torch.randn(2, 4)
+ep = export(head, (x,))
+
+# --8<-- [start:static_guard]
+static = ep.module()
+print("batch 2:", tuple(static(torch.randn(2, 4)).shape))
+try:
+    static(torch.randn(5, 4))
+except Exception as e:
+    print(f"{type(e).__name__}: {e}")
+# --8<-- [end:static_guard]
+
+# --8<-- [start:dynamic_dim]
+from torch.export import Dim
+
+batch = Dim("batch", min=1, max=1024)
+dyn = export(head, (x,), dynamic_shapes={"x": {0: batch}})
+print("range constraints:", dyn.range_constraints)
+placeholder_shapes = {n.name: tuple(n.meta["val"].shape) for n in dyn.graph.nodes if n.op == "placeholder"}
+print("placeholder shapes:", placeholder_shapes)
+flexible = dyn.module()
+for rows in (1, 5, 1024):
+    print(f"batch {rows}:", tuple(flexible(torch.randn(rows, 4)).shape))
+try:
+    flexible(torch.randn(2000, 4))
+except Exception as e:
+    print(f"{type(e).__name__}: {e}")
+# --8<-- [end:dynamic_dim]
+
+
+# --8<-- [start:dim_specialised]
+class FixedRows(torch.nn.Module):
+    def forward(self, x):
+        return x.reshape(2, 2, 2)
+
+
+try:
+    export(FixedRows(), (x,), dynamic_shapes={"x": {0: Dim("batch")}})
+except Exception as e:
+    print("type:", f"{type(e).__module__}.{type(e).__qualname__}")
+    print("\n".join(str(e).splitlines()[:2]))
+# --8<-- [end:dim_specialised]
+
+
+# --8<-- [start:data_dependent]
+import contextlib
+import io
+import logging
+
+
+class SignSwitch(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 10
+
+
+# On failure export logs a timestamped symbolic-shapes warning (silenced here) and
+# prints the partial graph to stderr (captured here, shown once below).
+logging.getLogger("torch.fx.experimental.symbolic_shapes").setLevel(logging.ERROR)
+with contextlib.redirect_stderr(io.StringIO()):
+    try:
+        export(SignSwitch(), (x,))
+    except Exception as e:
+        error = e
+print("type:", f"{type(error).__module__}.{type(error).__qualname__}")
+print("is a RuntimeError:", isinstance(error, RuntimeError))
+print("first line:", str(error).splitlines()[0])
+print("partial graph:")
+print("\n".join(line for line in str(error.partial_fx_graph).strip().splitlines() if "# File:" not in line))
+# --8<-- [end:data_dependent]
+
+
+# --8<-- [start:cond]
+class SignSwitchCond(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: t - 10, (x,))
+
+
+ep_cond = export(SignSwitchCond(), (x,))
+print(ep_cond.graph_module.code.strip())
+branches = ep_cond.module()
+for sample in (torch.ones(2, 4), -torch.ones(2, 4)):
+    print("matches eager:", torch.equal(branches(sample), SignSwitch()(sample)))
+# --8<-- [end:cond]

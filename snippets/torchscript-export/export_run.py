@@ -1,0 +1,66 @@
+"""Running, saving and lowering an ExportedProgram."""
+import torch
+from torch.export import export
+
+torch.manual_seed(0)
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+        self.register_buffer("scale", torch.tensor(2.0))
+
+    def forward(self, x):
+        return torch.relu(self.lin(x)) * self.scale
+
+
+class Counter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x):
+        self.calls += 1
+        return x + 1
+
+
+head = Head().eval()
+x = torch.randn(2, 4)
+ep = export(head, (x,))
+counted = export(Counter(), (x,))
+
+# --8<-- [start:run_save]
+import os
+import tempfile
+
+runnable = ep.module()
+print("module type:", type(runnable).__name__)
+print("matches eager:", torch.equal(runnable(x), head(x)))
+
+path = os.path.join(tempfile.mkdtemp(), "head.pt2")
+torch.export.save(ep, path)
+reloaded = torch.export.load(path)
+print("reloaded type:", type(reloaded).__name__)
+print("same graph code:", reloaded.graph_module.code == ep.graph_module.code)
+print("same result:", torch.equal(reloaded.module()(x), head(x)))
+# --8<-- [end:run_save]
+
+# --8<-- [start:decompose]
+core = ep.run_decompositions()
+print(core.graph_module.code.strip())
+functional = counted.run_decompositions()
+print(functional.graph_module.code.strip())
+for spec in functional.graph_signature.output_specs:
+    print("out", f"{spec.arg.name:6}", f"{spec.kind.name:16}", spec.target)
+# --8<-- [end:decompose]
+
+# --8<-- [start:deploy_entry_points]
+import inspect
+
+import torch._inductor
+import torch.onnx
+
+print("torch.onnx.export(..., dynamo=...) default:", inspect.signature(torch.onnx.export).parameters["dynamo"].default)
+print("aoti_compile_and_package", inspect.signature(torch._inductor.aoti_compile_and_package))
+# --8<-- [end:deploy_entry_points]
