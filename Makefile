@@ -12,7 +12,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test goldens clean-cache source-index bench versions serve-versions
+.PHONY: serve build test goldens goldens-gpu clean-cache source-index bench versions serve-versions
 
 $(INSTALLED): requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
@@ -34,6 +34,10 @@ test: $(INSTALLED)
 
 goldens: $(INSTALLED)
 	$(PYTHON) -m handbook.goldens
+
+# On a machine with a CUDA GPU: runs the GPU-only blocks and records them with device, torch and date.
+goldens-gpu: $(INSTALLED)
+	$(PYTHON) -m handbook.goldens --gpu-only
 
 clean-cache:
 	rm -rf .cache

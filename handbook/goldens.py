@@ -14,6 +14,7 @@ from pathlib import Path
 
 from handbook.execution import execute, has_cuda
 from handbook.recordings import Recordings, release_of
+from handbook import versioned_prose
 from handbook.report import failure_report
 from handbook.source_links import SourceLinker
 from handbook.sources import SourceTree
@@ -27,14 +28,18 @@ def source_anchors(root: Path, docs_dir: str) -> dict[str, str]:
     linker = SourceLinker(SourceTree(root))
     anchors = {}
     for page in sorted((root / docs_dir).rglob("*.md")):
-        for citation in linker.rewrite(page.read_text(encoding="utf-8"), page.name).citations:
+        markdown = versioned_prose.render(page.read_text(encoding="utf-8"), linker.tree.identity.release)
+        for citation in linker.rewrite(markdown, page.name).citations:
             r = citation.resolved
             anchors[r.target] = f"{r.first}-{r.last}" if r.first else "file"
     return anchors
 
 
-def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None) -> int:
+def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gpu_only: bool = False) -> int:
     site = execute(root, docs_dir, only=pages)
+    if gpu_only and not has_cuda(site.environment):
+        print("no CUDA device here: GPU-only blocks cannot be recorded on this machine", file=sys.stderr)
+        return 1
     broken = [r for r in site.all_results() if r.status not in RECORDABLE and r.status not in {"gpu-recorded", "gpu-missing"}]
     if broken:
         site.stale = []
@@ -44,7 +49,7 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None) ->
     recordings = Recordings(root, release_of(site.environment["torch"]))
     changed = []
     for result in site.all_results():
-        if result.status not in RECORDABLE:
+        if result.status not in RECORDABLE or (gpu_only and result.block.device != "cuda"):
             continue
         provenance = None
         if result.block.device == "cuda" and has_cuda(site.environment):
@@ -53,10 +58,10 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None) ->
         if result.status in {"drift", "unrecorded"}:
             changed.append(result.recording)
         recordings.write(result.block, result.output, provenance)
-    for path in site.stale:
+    for path in [] if gpu_only else site.stale:
         recordings.remove(root / path)
         changed.append(f"{path} (removed)")
-    if pages is None:
+    if pages is None and not gpu_only:
         write_anchors(recordings.directory, source_anchors(root, docs_dir))
     print(f"torch {site.environment['torch']}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
     for path in changed:
@@ -69,8 +74,9 @@ def main() -> int:
     parser.add_argument("--root", default=".", type=Path)
     parser.add_argument("--docs-dir", default="docs")
     parser.add_argument("--page", action="append", help="record only this page (path under docs/); may repeat")
+    parser.add_argument("--gpu-only", action="store_true", help="record only the GPU-only blocks, with device, torch and date (needs CUDA)")
     args = parser.parse_args()
-    return record(args.root.resolve(), args.docs_dir, set(args.page) if args.page else None)
+    return record(args.root.resolve(), args.docs_dir, set(args.page) if args.page else None, args.gpu_only)
 
 
 if __name__ == "__main__":

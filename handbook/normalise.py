@@ -26,6 +26,11 @@ def path_replacements(repo_root: Path) -> list[tuple[str, str]]:
     return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
 
 
+# torch's C++-style log lines start with a timestamp and a thread id: `W1129 08:50:22.984000 1364 `.
+LOG_PREFIX = re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ ", re.MULTILINE)
+# A site-packages directory named relative to some working directory.
+RELATIVE_SITE_PACKAGES = re.compile(r"[\w./-]*/lib/python3\.\d+/site-packages/")
+
 # Temporary files and each page's working directory get random names.
 TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
 
@@ -33,6 +38,8 @@ TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbo
 def normalise(text: str, repo_root: Path) -> str:
     for before, after in path_replacements(repo_root):
         text = text.replace(before, after)
+    text = RELATIVE_SITE_PACKAGES.sub("<site-packages>/", text)
+    text = LOG_PREFIX.sub(r"\1 ", text)
     text = TEMP_PATH.sub("<tmp>", text)
     text = ADDRESS.sub("0x...", text)
     text = TRAILING_SPACE.sub("", text)

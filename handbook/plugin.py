@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 import markdown_exec
@@ -13,7 +15,7 @@ from mkdocs.plugins import BasePlugin
 
 from mkdocs.structure.files import File
 
-from handbook import notebooks, rendering, source_map, versioned_prose, what_changed
+from handbook import notebooks, rendering, site_report, source_map, versioned_prose, what_changed
 from handbook.blocks import BlockError
 from handbook.execution import SiteRun, execute
 from handbook.report import failure_report, write_report
@@ -55,12 +57,14 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if not self.site.ok:
             problems.append(failure_report(self.site))
         config.extra["handbook"] = {key: self.site.environment[key] for key in ("torch", "git_version", "python", "device")}
+        config.extra["handbook"]["date"] = datetime.now(timezone.utc).date().isoformat()
         if problems:
             message = "\n\n".join(problems)
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
         files.append(File.generated(config, source_map.PAGE, content=source_map.render(self.citations, self.titles, self.linker.tree.identity.tag)))
+        files.append(File.generated(config, site_report.PAGE, content=site_report.render(self.site, self.titles)))
         return files
 
     def _check_source_links(self, files) -> list[str]:
@@ -73,7 +77,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.titles: dict[str, str] = {}
         errors: list[str] = []
         for file in files.documentation_pages():
-            markdown = Path(file.abs_src_path).read_text(encoding="utf-8")
+            markdown = versioned_prose.render(Path(file.abs_src_path).read_text(encoding="utf-8"), self.linker.tree.identity.release)
             self.titles[file.src_uri] = source_map.title_of(markdown, file.src_uri)
             links = self.linker.rewrite(markdown, file.src_uri)
             errors += links.errors
@@ -104,6 +108,11 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         rendering.current = None
         return html
 
+    def on_page_context(self, context, *, page, config, nav):
+        if not page.file.generated_by:
+            page.meta["last_changed"] = last_changed(self.root, self.docs_dir, page.file.src_uri)
+        return context
+
     def on_post_build(self, *, config):
         if not self.site:
             return
@@ -115,6 +124,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             outputs = {r.block.id: r.output for r in self.site.results[page.path]}
             notebook = notebooks.page_notebook(markdown, page, outputs, lambda text: self.linker.rewrite(text, page.path, plain=True).markdown)
             notebooks.write(notebook, Path(config.site_dir) / notebook_path(page.path))
+
+
+def last_changed(root: Path, docs_dir: str, page: str) -> str | None:
+    """The date of the last commit that touched a page, if the tree is a git checkout."""
+    try:
+        result = subprocess.run(["git", "log", "-1", "--format=%cs", "--", f"{docs_dir}/{page}"], cwd=root, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None
 
 
 def notebook_path(page: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
@@ -36,13 +35,13 @@ def test_notebook_holds_code_prose_and_recorded_outputs():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.path for p in PAGES])
-def test_notebook_runs_top_to_bottom(page, tmp_path):
+def test_notebook_runs_top_to_bottom(page, tmp_path, monkeypatch):
     if any(block.device == "cuda" for block in page.blocks):
         # GPU-only cells cannot run here; the rest of the chapter must.
         page = type(page)(page.path, tuple(b for b in page.blocks if b.device != "cuda"))
     notebook = notebook_for(page)
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
-    os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(REPO / ".cache/handbook/torch_extensions"))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
     client = NotebookClient(notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     errors = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"]

@@ -1,0 +1,66 @@
+"""The "How this site is built" page: the execution report, rendered for readers."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from handbook.execution import SiteRun
+
+PAGE = "how-this-site-is-built.md"
+
+STATUS_MEANING = {
+    "ok": "executed in this build",
+    "cached": "executed in an earlier build with identical code, includes and environment; its run was reused",
+    "gpu-recorded": "GPU-only; shows the output recorded on a GPU (device and date below)",
+    "gpu-missing": "GPU-only; no output has been recorded on a GPU yet",
+    "recorded": "not executed (render-only preview build)",
+}
+
+
+def render(site: SiteRun, titles: dict[str, str]) -> str:
+    env = site.environment
+    results = site.all_results()
+    statuses = Counter(r.status for r in results)
+    lines = [
+        "# How this site is built",
+        "",
+        "Every Python block on this site was executed when the site was built. Each page ran in a fresh",
+        "process, forked from a server that had already imported torch, with one intra-op thread and",
+        "`torch.manual_seed(0)`; its output was captured at the file-descriptor level, normalised",
+        "(object addresses, installation paths, log timestamps) and compared with the output recorded",
+        "for this torch release under `recordings/`. A block whose output differs fails the build.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| torch | `{env['torch']}` |",
+        f"| commit | `{env['git_version']}` |",
+        f"| Python | `{env['python']}` |",
+        f"| device | `{env['device']}` |",
+        f"| blocks | {len(results)} |",
+        "",
+        # Raw HTML: the report is written after the build, so mkdocs must not validate this link.
+        'The machine-readable report is <a href="../execution-report.json"><code>execution-report.json</code></a>.',
+        "",
+        "## Blocks by status",
+        "",
+        "| Status | Blocks | Meaning |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{status}` | {count} | {STATUS_MEANING.get(status, 'failed')} |" for status, count in sorted(statuses.items())]
+    lines += ["", "## Pages", "", "| Page | Blocks | Seconds (as executed) |", "|---|---|---|"]
+    by_page: dict[str, list] = defaultdict(list)
+    for result in results:
+        by_page[result.block.page].append(result)
+    for page, page_results in by_page.items():
+        seconds = sum(r.seconds for r in page_results)
+        lines.append(f"| [{titles.get(page, page)}]({page}) | {len(page_results)} | {seconds:.1f} |")
+    gpu = [r for r in results if r.block.device == "cuda"]
+    lines += ["", "## GPU-only blocks", ""]
+    if gpu:
+        lines += ["| Page | Block | Recorded on |", "|---|---|---|"]
+        for r in gpu:
+            where = f"{r.gpu.device}, torch {r.gpu.torch}, {r.gpu.date}" if r.gpu else "not recorded yet"
+            lines.append(f"| [{titles.get(r.block.page, r.block.page)}]({r.block.page}) | `{r.block.id}` | {where} |")
+    else:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"
