@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-COPIED = ("docs", "snippets", "recordings", "source-index", "overrides", "mkdocs.yml")
+COPIED = ("docs", "snippets", "recordings", "source-index", "overrides", "handbook", "mkdocs.yml")
 
 
 class PeakMemory(threading.Thread):

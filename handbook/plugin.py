@@ -44,6 +44,11 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if version is not None and not version.get("provider"):
             # Outside a mike deployment there is no versions.json for a selector to read.
             del config.extra["version"]
+        # pymdownx.snippets resolves base_path against the working directory; the scan
+        # resolves includes against the config's directory. Make both the same.
+        snippets = config.mdx_configs.get("pymdownx.snippets")
+        if snippets is not None:
+            snippets["base_path"] = [str(self.root)]
         markdown_exec.formatters["python"] = rendering.format_python
         markdown_exec.formatters["py"] = rendering.format_python
         return config
