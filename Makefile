@@ -24,12 +24,15 @@ $(INSTALLED): requirements.lock pyproject.toml
 serve: $(INSTALLED)
 	$(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8000
 
+SITE ?= site
 build: $(INSTALLED)
-	$(PYTHON) -m mkdocs build --strict
+	$(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 
-# The strict build first: it fills the execution cache that the per-block test items reuse.
+# The strict build first: it fills the execution cache that the per-block test items
+# reuse. Every other supported torch is built against its own recordings too.
 test: $(INSTALLED)
 	$(PYTHON) -m mkdocs build --strict
+	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
 
 goldens: $(INSTALLED)

@@ -9,6 +9,7 @@ the installed shared libraries (`python -m handbook.sources` rewrites it).
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from dataclasses import dataclass
@@ -49,7 +50,13 @@ class SourceFile:
     def lines(self) -> list[str]:
         if self.installed is None:
             raise SourceError(f"{self.repo_path} is not shipped in the wheel; it can be linked only without a symbol")
-        return self.installed.read_text(encoding="utf-8", errors="replace").splitlines()
+        return _read_lines(self.installed)
+
+
+@functools.lru_cache(maxsize=None)
+def _read_lines(path: Path) -> list[str]:
+    """Each installed file is read once per process, however many links point into it."""
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
 def candidates(repo_path: str) -> list[str]:

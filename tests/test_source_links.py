@@ -6,6 +6,7 @@ import pytest
 
 from handbook.source_links import SourceLinker, sections_without_links
 from handbook.sources import SourceError, SourceTree
+from handbook.symbols import find_python
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -98,3 +99,39 @@ def test_resolving_many_links_is_fast(linker):
         fresh.resolve(target)
     # Not a timing assertion on a shared machine: a generous bound that only a per-link rescan would break.
     assert time.perf_counter() - started < 10
+
+
+def test_python_line_scan_agrees_with_the_syntax_tree_on_every_linked_symbol(linker):
+    """The fast line scan must find what `ast` finds, for each Python symbol the pages link."""
+    import ast
+    import re
+
+    targets = set()
+    for page in (REPO / "docs").glob("*.md"):
+        targets |= {m for m in re.findall(r"pytorch:([^)\s\"']+\.py#[\w.]+)", page.read_text())}
+    assert targets
+    for target in sorted(targets):
+        path, symbol = target.split("#")
+        source = linker.tree.file(path)
+        tree = ast.parse(source.installed.read_text())
+        expected = []
+
+        def visit(body, prefix):
+            for node in body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = prefix + node.name
+                    overload = any(getattr(d, "id", getattr(d, "attr", "")).endswith("overload") for d in node.decorator_list)
+                    if name == symbol and not overload:
+                        expected.append((min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno))
+                    visit(node.body, name + ".")
+                elif isinstance(node, (ast.If, ast.Try)):
+                    visit(node.body, prefix)
+                    visit(getattr(node, "orelse", []), prefix)
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                        if isinstance(t, ast.Name) and prefix + t.id == symbol:
+                            expected.append((node.lineno, node.end_lineno))
+
+        visit(tree.body, "")
+        found = [(s.first, s.last) for s in find_python(source.lines(), symbol)]
+        assert found == expected, target
