@@ -17,7 +17,6 @@ ATTR = re.compile(r"""(?P<key>[\w-]+)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
 REGION_MARK = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
 EXECUTED_LANGUAGES = {"python", "py"}
-PYTORCH_TARGET = "pytorch:"
 
 
 class BlockError(Exception):

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -63,7 +63,6 @@ class _Running:
     capture: str | None = None
     started: float = 0.0
     finished: bool = False
-    page_started: float = field(default_factory=time.perf_counter)
 
 
 def default_timeout() -> float:
