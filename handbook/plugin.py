@@ -59,6 +59,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             self.site = execute(self.root, self.docs_dir)
         except BlockError as error:
             raise PluginError(str(error)) from error
+        executed = self.site.executed_pages
+        log.info(f"executed {len(executed)} page(s) in {self.site.seconds:.1f} s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache")
         if not self.site.ok:
             problems.append(failure_report(self.site))
         config.extra["handbook"] = {key: self.site.environment[key] for key in ("torch", "git_version", "python", "device")}
