@@ -22,7 +22,7 @@ $(INSTALLED): requirements.lock pyproject.toml
 	touch $(INSTALLED)
 
 serve: $(INSTALLED)
-	$(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8000
+	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8000
 
 SITE ?= site
 build: $(INSTALLED)
@@ -62,4 +62,4 @@ deploy-version: $(INSTALLED)
 	$(PYTHON) -m handbook.versions deploy
 
 serve-versions: $(INSTALLED)
-	$(VENV)/bin/mike serve --dev-addr 127.0.0.1:8000
+	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(VENV)/bin/mike serve --dev-addr 127.0.0.1:8000
