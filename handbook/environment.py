@@ -15,6 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+def release_of(torch_version: str) -> str:
+    """`2.13.0+cpu` and `2.13.0` are one release: a local build tag does not change outputs' home."""
+    return torch_version.split("+", 1)[0]
+
+
+def version_key(version: str, parts: int = 3) -> tuple[int, ...]:
+    """`2.14.1+cu130` -> (2, 14, 1): comparable, part by part."""
+    return tuple(int(p) for p in re.findall(r"\d+", release_of(version)))[:parts]
+
+
 @dataclass(frozen=True)
 class TorchIdentity:
     version: str
@@ -23,8 +33,7 @@ class TorchIdentity:
 
     @property
     def release(self) -> str:
-        """`2.13.0+cpu` and `2.13.0` are one release."""
-        return self.version.split("+", 1)[0]
+        return release_of(self.version)
 
     @property
     def tag(self) -> str:

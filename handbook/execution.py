@@ -14,10 +14,10 @@ from pathlib import Path
 
 from handbook import runner
 from handbook.blocks import Block, Page, scan_docs
-from handbook.environment import describe, gpu_possible, installed_torch
+from handbook.environment import describe, gpu_possible, installed_torch, release_of
 from handbook.cache import ExecutionCache, cache_key
 from handbook.normalise import normalise
-from handbook.recordings import GpuRecording, Recordings, nearest_release, release_of, unified_diff
+from handbook.recordings import GpuRecording, Recordings, nearest_release, unified_diff
 from handbook.runner import BlockJob, BlockRun, PageJob
 
 # Statuses of a block after its run was checked against its recording.

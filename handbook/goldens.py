@@ -13,7 +13,8 @@ from datetime import date
 from pathlib import Path
 
 from handbook.execution import execute, has_cuda
-from handbook.recordings import Recordings, release_of
+from handbook.environment import release_of
+from handbook.recordings import Recordings
 from handbook import versioned_prose
 from handbook.report import failure_report
 from handbook.source_links import SourceLinker

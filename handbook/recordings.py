@@ -13,30 +13,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handbook.blocks import Block, Page
+from handbook.environment import version_key
 
 PROVENANCE_END = "--- output ---"
 
 
 def recorded_releases(root: Path) -> list[str]:
     found = [p.name.removeprefix("torch-") for p in (root / "recordings").glob("torch-*") if p.is_dir()]
-    return sorted(found, key=_version_key)
-
-
-def _version_key(release: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else 0 for part in release.split("."))
+    return sorted(found, key=version_key)
 
 
 def nearest_release(root: Path, release: str) -> str | None:
     """The recorded release closest to `release`: a new torch is first compared with its neighbour."""
-    target = _version_key(release)
-    distance = lambda r: tuple(abs(a - b) for a, b in zip(_version_key(r), target))  # noqa: E731
+    target = version_key(release)
+    distance = lambda r: tuple(abs(a - b) for a, b in zip(version_key(r), target))  # noqa: E731
     releases = [r for r in recorded_releases(root) if r != release]
     return min(releases, key=distance) if releases else None
-
-
-def release_of(torch_version: str) -> str:
-    """`2.13.0+cpu` and `2.13.0` are one release; local build tags do not change outputs' home."""
-    return torch_version.split("+", 1)[0]
 
 
 @dataclass(frozen=True)

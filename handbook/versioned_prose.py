@@ -15,6 +15,8 @@ from __future__ import annotations
 import operator
 import re
 
+from handbook.environment import version_key
+
 CONDITION = re.compile(
     r"^<!-- if torch (?P<op><=|>=|==|<|>) (?P<version>[\d.]+) -->\n(?P<then>.*?)(?:^<!-- else -->\n(?P<else>.*?))?^<!-- end if -->\n?",
     re.MULTILINE | re.DOTALL,
@@ -22,15 +24,10 @@ CONDITION = re.compile(
 OPERATORS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt}
 
 
-def _key(version: str, parts: int) -> tuple[int, ...]:
-    numbers = [int(p) for p in re.findall(r"\d+", version.split("+")[0])][:parts]
-    return tuple(numbers)
-
-
 def render(markdown: str, release: str) -> str:
     def choose(match: re.Match) -> str:
         wanted = match["version"]
-        holds = OPERATORS[match["op"]](_key(release, wanted.count(".") + 1), _key(wanted, 3))
+        holds = OPERATORS[match["op"]](version_key(release, wanted.count(".") + 1), version_key(wanted))
         return match["then"] if holds else (match["else"] or "")
 
     return CONDITION.sub(choose, markdown)

@@ -35,7 +35,8 @@ def test_block(block):
 
 def test_no_recording_without_a_block():
     from handbook.execution import environment
-    from handbook.recordings import Recordings, release_of
+    from handbook.environment import release_of
+    from handbook.recordings import Recordings
 
     recordings = Recordings(REPO, release_of(environment(REPO)["torch"]))
     assert [recordings.relative(p) for p in recordings.stale(PAGES)] == []

@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from handbook.blocks import Block, Page
-from handbook.recordings import Recordings, release_of, unified_diff
+from handbook.environment import release_of
+from handbook.recordings import Recordings, unified_diff
 
 
 def block(page="ch.md", id_="b", **options):
