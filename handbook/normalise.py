@@ -4,6 +4,7 @@ differs between runs or machines while meaning the same thing."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import sysconfig
@@ -16,20 +17,24 @@ TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
 def path_replacements(repo_root: Path) -> list[tuple[str, str]]:
-    """Installation paths differ between machines; longest first so the venv wins over the repo."""
-    pairs = [
-        (sysconfig.get_paths()["purelib"] + "/", "<site-packages>/"),
-        (sysconfig.get_paths()["stdlib"] + "/", "<python>/"),
-        (str(repo_root) + "/", ""),
-        (str(Path(sys.base_prefix)) + "/", "<python>/"),
-    ]
+    """Installation paths differ between machines; longest first so the venv wins over the repo.
+    Each as given and resolved: a symlinked environment shows both."""
+    paths = sysconfig.get_paths()
+    pairs = {
+        (directory + "/", replacement)
+        for location, replacement in [
+            (paths["purelib"], "<site-packages>/"),
+            (paths["stdlib"], "<python>/"),
+            (str(repo_root), ""),
+            (sys.base_prefix, "<python>/"),
+        ]
+        for directory in (location, os.path.realpath(location))
+    }
     return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
 
 
 # torch's C++-style log lines start with a timestamp and a thread id: `W1129 08:50:22.984000 1364 `.
 LOG_PREFIX = re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ ", re.MULTILINE)
-# A site-packages directory named relative to some working directory.
-RELATIVE_SITE_PACKAGES = re.compile(r"[\w./-]*/lib/python3\.\d+/site-packages/")
 
 # Temporary files and each page's working directory get random names.
 TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
@@ -38,7 +43,6 @@ TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbo
 def normalise(text: str, repo_root: Path) -> str:
     for before, after in path_replacements(repo_root):
         text = text.replace(before, after)
-    text = RELATIVE_SITE_PACKAGES.sub("<site-packages>/", text)
     text = LOG_PREFIX.sub(r"\1 ", text)
     text = TEMP_PATH.sub("<tmp>", text)
     text = ADDRESS.sub("0x...", text)

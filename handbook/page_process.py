@@ -85,10 +85,14 @@ def format_failure(error: BaseException) -> str:
     return "".join(trace.format()).rstrip()
 
 
-def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str) -> None:
-    """Run `blocks` (dicts with code, file, line, run) and report each through `conn`."""
+def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_path: list[str]) -> None:
+    """Run `blocks` (dicts with code, file, line, run) and report each through `conn`.
+
+    `search_path` replaces `sys.path`: what a page prints must not depend on how the
+    build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
     os.chdir(tempfile.mkdtemp(prefix="page-"))
+    sys.path[:] = search_path
     _unbuffered_c_stdio()
     _python_streams()
     _fresh_state()

@@ -8,11 +8,13 @@ a `sys.exit`, an `os._exit`, a crash (a signal) and a timeout apart.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -114,11 +116,27 @@ def _describe_exit(code: int | None) -> tuple[str, str]:
     return "exited", f"the page process exited with code {code} during this block (os._exit or a fatal error)"
 
 
+@functools.cache
+def interpreter_search_path() -> tuple[str, ...]:
+    """The module search path of this interpreter, without the directory it was launched from.
+
+    `sys.path[0]` is the working directory under `python -m`, the `bin/` directory under a
+    console script (`mkdocs`, `mike`, `pytest`), and pytest inserts its own. torch prints module
+    paths relative to the first `sys.path` entry holding them (its log lines), so a page
+    process must not inherit any of these: it sees what `python -c` sees, minus `''`.
+    Entries are resolved because torch resolves the module's path before comparing (a
+    symlinked environment would otherwise print absolute paths)."""
+    probe = [sys.executable, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"]
+    entries = json.loads(subprocess.run(probe, check=True, capture_output=True, text=True).stdout)
+    return tuple(os.path.realpath(entry) for entry in entries)
+
+
 def _start(context, job: PageJob, repo_root: Path) -> _Running:
     capture_dir = tempfile.mkdtemp(prefix="handbook-capture-")
     receiver, sender = context.Pipe(duplex=False)
     blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run} for b in job.blocks]
-    process = context.Process(target=page_process.run_page, args=(sender, blocks, capture_dir, str(repo_root)), daemon=True)
+    arguments = (sender, blocks, capture_dir, str(repo_root), list(interpreter_search_path()))
+    process = context.Process(target=page_process.run_page, args=arguments, daemon=True)
     with _main_script_hidden():
         process.start()
     sender.close()

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from handbook.runner import BlockJob, PageJob, block_timeout, run_pages
+from handbook.runner import BlockJob, PageJob, block_timeout, interpreter_search_path, run_pages
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -66,3 +70,86 @@ def test_timeout_comes_from_the_block_then_the_environment(monkeypatch):
     assert block_timeout({"timeout": "300"}) == 300
     monkeypatch.delenv("DOCS_BLOCK_TIMEOUT")
     assert block_timeout({}) == 120
+
+
+def test_page_processes_do_not_see_the_launch_directory():
+    output = run("import sys\nprint(sys.path)")[0].output
+    assert eval(output) == list(interpreter_search_path())
+    assert str(REPO) not in interpreter_search_path() and "" not in interpreter_search_path()
+
+
+# A block that makes torch print one of its C++-style log lines from a module of its own:
+# torch names that module relative to the first `sys.path` entry holding it.
+LOGGING_PAGE = """
+# Demo
+
+## A torch log line
+
+See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on"
+import os, tempfile
+import torch
+import torch.utils.cpp_extension as extension
+torch.cuda.is_available = lambda: False
+os.environ["CUDA_HOME"] = tempfile.mkdtemp()
+extension._find_cuda_home()
+```
+"""
+
+PYTEST_LAUNCH = """
+from pathlib import Path
+
+from handbook.execution import execute
+from handbook.report import failure_report
+
+
+def test_pages_match_their_recordings():
+    site = execute(Path(__file__).parent)
+    assert site.ok, failure_report(site)
+"""
+
+
+def environment_inside(target: Path) -> Path:
+    """This environment, hard-linked into `target` (a real directory, as `make` creates it), with
+    its scripts pointing at the new interpreter; returns its bin/."""
+    subprocess.run(["cp", "-al", sys.prefix, str(target)], check=True)
+    old, new = f"#!{sys.prefix}/bin/python", f"#!{target}/bin/python"
+    for script in (target / "bin").iterdir():
+        if script.is_file() and not script.is_symlink() and script.read_bytes().startswith(old.encode()):
+            text = script.read_text()
+            script.unlink()  # a new file: the hard link is shared with the original environment
+            script.write_text(text.replace(old, new, 1))
+            script.chmod(0o755)
+    return target / "bin"
+
+
+@pytest.mark.parametrize("layout", ["environment outside the tree", "environment inside the tree"])
+def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout):
+    """Record once, then check through every way a build is started, the execution cache off."""
+    project.write("docs/index.md", LOGGING_PAGE)
+    project.write("test_launch.py", PYTEST_LAUNCH)
+    bin_dir = Path(sys.executable).parent
+    if layout == "environment inside the tree":
+        bin_dir = environment_inside(project.root / ".venv")
+    python = str(bin_dir / "python")
+    env = {
+        **os.environ, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE": "0", "HANDBOOK_CACHE_DIR": str(project.root / ".cache"),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+    }
+
+    def launch(*command: str) -> None:
+        result = subprocess.run(command, cwd=project.root, env=env, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, f"{' '.join(command)}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+
+    launch(python, "-m", "handbook.goldens")
+    recorded = project.recordings()
+    assert re.fullmatch(r"W torch/utils/cpp_extension\.py:\d+\] No CUDA runtime is found, using CUDA_HOME='<tmp>'\n", recorded["torch-2.13.0/index/block-1.txt"])
+    launch(python, "-m", "mkdocs", "build")
+    launch(str(bin_dir / "mkdocs"), "build")
+    launch(str(bin_dir / "pytest"), "-q", "-p", "no:cacheprovider", "test_launch.py")
+    launch("git", "init", "-q", "-b", "main")
+    launch("git", "commit", "-q", "--allow-empty", "-m", "start")
+    launch(str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", "2.13")
+    assert project.recordings() == recorded
