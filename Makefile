@@ -9,15 +9,17 @@ VENV ?= .venv-$(TORCH)
 endif
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
-SUPPORTED := 2.13.0 2.14.1
+SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test goldens goldens-gpu clean-cache source-index bench versions serve-versions
+.PHONY: serve build test goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
+# PIP_CONSTRAINT=/dev/null: a machine's pip configuration may cap torch at the releases it keeps
+# on disk; every requirement here is pinned, so the environment lifts that cap for itself.
 $(INSTALLED): requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
 	sed 's/^torch==.*/torch==$(TORCH)/' requirements.lock > $(VENV)/requirements.txt
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(INSTALLED)
 
@@ -48,6 +50,12 @@ clean-cache:
 # Rewrites source-index/torch-<release>.txt from the installed torch's shared libraries.
 source-index: $(INSTALLED)
 	$(PYTHON) -m handbook.sources
+
+# A torch release not supported yet: its environment, its source index, and a drift report
+# against the nearest recorded release in drift/torch-<release>.md. Records nothing.
+new-release: $(INSTALLED)
+	$(PYTHON) -m handbook.sources
+	$(PYTHON) -m handbook.drift_report
 
 # Build speed as ratios in one run (see bench/build_speed.py); takes several minutes.
 bench: $(INSTALLED)

@@ -12,10 +12,12 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<attrs>.*)$")
+from handbook.fences import FenceError, fences, prose_lines
+
 ATTR = re.compile(r"""(?P<key>[\w-]+)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+))""")
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
 REGION_MARK = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
+SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 EXECUTED_LANGUAGES = {"python", "py"}
 
 
@@ -32,6 +34,7 @@ class Block:
     origin_file: str  # repository-relative file holding the code
     origin_line: int  # 1-based line in origin_file of the code's first line
     page_line: int  # line of the opening fence in the page
+    section: str = field(default="", compare=False)  # title of the `##` section holding the block
     options: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -91,29 +94,20 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
     """Return the executed blocks of `docs_dir/page`, in page order."""
     page_file = f"{docs_dir}/{page}"
     lines = (root / page_file).read_text(encoding="utf-8").splitlines()
+    try:
+        page_fences = fences(lines)
+    except FenceError as error:
+        raise BlockError(f"{page_file}:{error.line}: fence is never closed") from error
+    sections = _sections(lines)
     blocks: list[Block] = []
     seen_ids: dict[str, int] = {}
-    number = 0
-    while number < len(lines):
-        opened = FENCE_OPEN.match(lines[number])
-        number += 1
-        if not opened:
+    for fence in page_fences:
+        if fence.lang not in EXECUTED_LANGUAGES:
             continue
-        fence_line = number
-        indent, fence = opened["indent"], opened["fence"]
-        body: list[str] = []
-        while number < len(lines):
-            line = lines[number]
-            number += 1
-            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
-                break
-            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
-        else:
-            raise BlockError(f"{page_file}:{fence_line}: fence is never closed")
-        if opened["lang"] not in EXECUTED_LANGUAGES:
-            continue
+        fence_line = fence.first + 1
+        body = fence.body(lines)
         where = f"{page_file}:{fence_line} (block {len(blocks) + 1})"
-        options = parse_attrs(opened["attrs"])
+        options = parse_attrs(fence.attrs)
         if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
             raise BlockError(f"{where}: a python fence without exec=\"on\"; every Python block on a page runs (use another language to show code that does not)")
         includes = [INCLUDE.match(line) for line in body]
@@ -131,8 +125,19 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         if block_id in seen_ids:
             raise BlockError(f"{where}: block id {block_id!r} is used twice on {page_file} (also at line {seen_ids[block_id]}); give one an id=\"...\"")
         seen_ids[block_id] = fence_line
-        blocks.append(Block(page, len(blocks) + 1, block_id, code.strip("\n"), origin_file, origin_line, fence_line, options))
+        block = Block(page, len(blocks) + 1, block_id, code.strip("\n"), origin_file, origin_line, fence_line, sections[fence.first], options)
+        blocks.append(block)
     return Page(page, tuple(blocks))
+
+
+def _sections(lines: list[str]) -> list[str]:
+    """For each line, the title of the `##` section it is in ("" before the first)."""
+    titles, title = [], ""
+    for line, prose in zip(lines, prose_lines(lines)):
+        heading = SECTION.match(line) if prose else None
+        title = heading["title"] if heading else title
+        titles.append(title)
+    return titles
 
 
 def _region_id(target: str) -> str:

@@ -20,6 +20,11 @@ def release_of(torch_version: str) -> str:
     return torch_version.split("+", 1)[0]
 
 
+def minor_version(version: str) -> str:
+    """`2.14.1+cu130` -> `2.14`: what an edition of the site is named after."""
+    return ".".join(release_of(version).split(".")[:2])
+
+
 def version_key(version: str, parts: int = 3) -> tuple[int, ...]:
     """`2.14.1+cu130` -> (2, 14, 1): comparable, part by part."""
     return tuple(int(p) for p in re.findall(r"\d+", release_of(version)))[:parts]

@@ -84,6 +84,9 @@ class SiteRun:
     executed_pages: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
+    def page(self, path: str) -> Page:
+        return next(page for page in self.pages if page.path == path)
+
     def all_results(self) -> list[BlockResult]:
         return [result for page in self.pages for result in self.results.get(page.path, [])]
 

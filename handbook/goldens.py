@@ -15,25 +15,10 @@ from pathlib import Path
 from handbook.execution import execute, has_cuda
 from handbook.environment import release_of
 from handbook.recordings import Recordings
-from handbook import versioned_prose
 from handbook.report import failure_report
-from handbook.source_links import SourceLinker
-from handbook.sources import SourceTree
-from handbook.what_changed import write_anchors
+from handbook.source_links import source_anchors
 
 RECORDABLE = {"ok", "cached", "drift", "unrecorded"}
-
-
-def source_anchors(root: Path, docs_dir: str) -> dict[str, str]:
-    """Every source link's lines, recorded beside the outputs so releases can be compared."""
-    linker = SourceLinker(SourceTree(root))
-    anchors = {}
-    for page in sorted((root / docs_dir).rglob("*.md")):
-        markdown = versioned_prose.render(page.read_text(encoding="utf-8"), linker.tree.identity.release)
-        for citation in linker.rewrite(markdown, page.name).citations:
-            r = citation.resolved
-            anchors[r.target] = f"{r.first}-{r.last}" if r.first else "file"
-    return anchors
 
 
 def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gpu_only: bool = False) -> int:
@@ -57,13 +42,13 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gp
             device = site.environment["device"].removeprefix("cuda: ")
             provenance = {"device": device, "torch": site.environment["torch"], "recorded": date.today().isoformat()}
         if result.status in {"drift", "unrecorded"}:
-            changed.append(result.recording)
+            changed.append(recordings.relative(recordings.path(result.block)))
         recordings.write(result.block, result.output, provenance)
     for path in [] if gpu_only else site.stale:
         recordings.remove(root / path)
         changed.append(f"{path} (removed)")
     if pages is None and not gpu_only:
-        write_anchors(recordings.directory, source_anchors(root, docs_dir))
+        recordings.write_anchors(source_anchors(root, docs_dir).anchors)
     print(f"torch {site.environment['torch']}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
     for path in changed:
         print(f"  {path}")

@@ -13,6 +13,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from handbook.blocks import Page
+from handbook.fences import fences
 
 PAGE_STATE = """\
 # Every page of the handbook runs in a fresh process in this state.
@@ -24,16 +25,8 @@ torch.manual_seed(0)"""
 
 def _fence_spans(markdown: str, page: Page) -> list[tuple[int, int]]:
     """(first, last) 0-based line indices of each executed fence, in page order."""
-    lines = markdown.splitlines()
-    spans = []
-    for block in page.blocks:
-        first = block.page_line - 1
-        marker = lines[first].lstrip()[:3]
-        last = first + 1
-        while last < len(lines) and not lines[last].strip().startswith(marker):
-            last += 1
-        spans.append((first, last))
-    return spans
+    starts = {fence.first: fence.last for fence in fences(markdown.splitlines())}
+    return [(block.page_line - 1, starts[block.page_line - 1]) for block in page.blocks]
 
 
 def page_notebook(markdown: str, page: Page, outputs: dict[str, str], prose: Callable[[str], str] = lambda text: text) -> nbformat.NotebookNode:

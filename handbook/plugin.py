@@ -15,9 +15,12 @@ from mkdocs.plugins import BasePlugin
 
 from mkdocs.structure.files import File
 
-from handbook import notebooks, rendering, site_report, source_map, versioned_prose, what_changed
+from handbook import notebooks, prose_guard, rendering, site_report, source_map, versioned_prose, what_changed
 from handbook.blocks import BlockError
+from handbook.environment import minor_version
 from handbook.execution import SiteRun, execute
+from handbook.quotes import resolve_quotes
+from handbook.recordings import recorded_releases
 from handbook.report import failure_report, write_report
 from handbook.source_links import Citation, SourceLinker, sections_without_links
 from handbook.sources import SourceError, SourceTree
@@ -63,6 +66,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         log.info(f"executed {len(executed)} page(s) in {self.site.seconds:.1f} s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache")
         if not self.site.ok:
             problems.append(failure_report(self.site))
+        problems += self._check_prose(files)
         config.extra["handbook"] = {key: self.site.environment[key] for key in ("torch", "git_version", "python", "device")}
         config.extra["handbook"]["date"] = datetime.now(timezone.utc).date().isoformat()
         if problems:
@@ -95,13 +99,42 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             return [f"{len(errors)} source link problem(s):\n" + "\n".join(errors)]
         return []
 
+    def _check_prose(self, files) -> list[str]:
+        """Quotes resolve against this edition's outputs; no typed number contradicts any edition's."""
+        errors: list[str] = []
+        releases = recorded_releases(self.root)
+        for file in files.documentation_pages():
+            markdown = Path(file.abs_src_path).read_text(encoding="utf-8")
+            errors += self._quoted(versioned_prose.render_keeping_lines(markdown, self.release), file.src_uri).errors
+            errors += prose_guard.contradictions(self.root, file.src_uri, markdown, releases)
+        if errors:
+            return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)]
+        return []
+
+    def _quoted(self, markdown: str, page: str):
+        return resolve_quotes(markdown, page, self._output_of)
+
+    def _output_of(self, page: str, block_id: str) -> str | None:
+        results = self.site.results.get(page, []) if self.site else []
+        return next((r.output for r in results if r.block.id == block_id), None)
+
+    @property
+    def release(self) -> str:
+        return self.linker.tree.identity.release
+
     def on_page_markdown(self, markdown, *, page, config, files):
         results = self.site.results.get(page.file.src_uri, []) if self.site else []
-        rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving)
+        changed = {}
+        if results and files.get_file_from_path(what_changed.PAGE):
+            changes_url = files.get_file_from_path(what_changed.PAGE).url_relative_to(page.file)
+            page_changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page.file.src_uri)])
+            changed = {block.index: (minor_version(self.release), f"{changes_url}#{anchor}") for block, anchor in page_changes.items()}
+        rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving, changed=changed)
         if page.file.generated_by:
             return markdown
-        markdown = versioned_prose.render(markdown, self.linker.tree.identity.release)
-        markdown = what_changed.render(markdown, self.root, self.titles)
+        markdown = versioned_prose.render(markdown, self.release)
+        markdown = self._quoted(markdown, page.file.src_uri).markdown
+        markdown = what_changed.what_changed_page(markdown, self.root, self.pages_in_reading_order, self.titles)
         if results and page.file.src_uri not in self.config.sections_exempt:
             depth = page.url.count("/")
             markdown = _with_download_link(markdown, "../" * depth + notebook_path(page.file.src_uri))
@@ -115,6 +148,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         rendering.current = None
         return html
 
+    def on_nav(self, nav, *, config, files):
+        order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
+        pages = self.site.pages if self.site else []
+        self.pages_in_reading_order = sorted(pages, key=lambda p: order.get(p.path, len(order)))
+        return nav
+
     def on_page_context(self, context, *, page, config, nav):
         if not page.file.generated_by:
             page.meta["last_changed"] = last_changed(self.root, self.docs_dir, page.file.src_uri)
@@ -127,7 +166,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         for page in self.site.pages:
             if page.path not in self.site.results or not page.blocks:
                 continue
-            markdown = (self.root / self.docs_dir / page.path).read_text(encoding="utf-8")
+            source = (self.root / self.docs_dir / page.path).read_text(encoding="utf-8")
+            # Lines kept: the notebook finds each block by its line in the page.
+            markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page.path).markdown
             outputs = {r.block.id: r.output for r in self.site.results[page.path]}
             notebook = notebooks.page_notebook(markdown, page, outputs, lambda text: self.linker.rewrite(text, page.path, plain=True).markdown)
             notebooks.write(notebook, Path(config.site_dir) / notebook_path(page.path))

@@ -16,6 +16,7 @@ from handbook.blocks import Block, Page
 from handbook.environment import version_key
 
 PROVENANCE_END = "--- output ---"
+ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
 
 
 def recorded_releases(root: Path) -> list[str]:
@@ -72,6 +73,21 @@ class Recordings:
             head, output = text.removesuffix(PROVENANCE_END), ""
         fields = dict(re.findall(r"^(device|torch|recorded): (.*)$", head, re.MULTILINE))
         return GpuRecording(fields.get("device", "?"), fields.get("torch", "?"), fields.get("recorded", "?"), output)
+
+    def outputs(self) -> dict[tuple[str, str], str]:
+        """Every recorded output by (page, file name), e.g. ("setup.md", "version-version.txt")."""
+        return {(path.parent.relative_to(self.directory).as_posix() + ".md", path.name): path.read_text(encoding="utf-8") for path in self.all_files()}
+
+    def anchors(self) -> dict[str, str]:
+        """Source link target -> its recorded lines (`first-last`, or `file` for a path-only link)."""
+        path = self.directory / ANCHORS
+        if not path.is_file():
+            return {}
+        return dict(line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line)
+
+    def write_anchors(self, anchors: dict[str, str]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / ANCHORS).write_text("".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())), encoding="utf-8")
 
     def all_files(self) -> list[Path]:
         if not self.directory.is_dir():

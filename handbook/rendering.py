@@ -30,6 +30,7 @@ class PageResults:
     page: str
     results: list[BlockResult]
     show_failures: bool = False  # under `mkdocs serve`, a failure shows on its page
+    changed: dict[int, tuple[str, str]] = field(default_factory=dict)  # block index -> (torch X.Y, What changed URL)
     taken: set[int] = field(default_factory=set)
 
     def take(self, code: str) -> BlockResult:
@@ -72,6 +73,9 @@ def render_result(result: BlockResult, language: str) -> str:
         parts.append(_note(f"{cut_lines} more line(s) not shown; the whole output is in {result.recording}.", "cut"))
     if result.status in {"unrecorded", "drift"}:
         parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
+    if current and result.block.index in current.changed:
+        version, url = current.changed[result.block.index]
+        parts.append(f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>')
     return "\n\n".join(parts)
 
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from handbook import versioned_prose
+
+from handbook.fences import prose_lines
 from handbook.sources import SourceError, SourceTree
 from handbook.symbols import Span, find
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 HEADING = re.compile(r"^(#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
 MAX_EXCERPT_LINES = 60
 LANGUAGES = {".py": "python", ".h": "cpp", ".hpp": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cu": "cpp", ".yaml": "yaml"}
@@ -106,16 +109,9 @@ class SourceLinker:
         result = PageLinks("")
         output: list[str] = []
         section = ""
-        fence: str | None = None
-        for number, line in enumerate(markdown.splitlines(), 1):
-            opened = FENCE.match(line)
-            if fence:
-                if opened and opened[1].startswith(fence):
-                    fence = None
-                output.append(line)
-                continue
-            if opened:
-                fence = opened[1]
+        lines = markdown.splitlines()
+        for number, (line, prose) in enumerate(zip(lines, prose_lines(lines)), 1):
+            if not prose:
                 output.append(line)
                 continue
             heading = HEADING.match(line)
@@ -147,14 +143,9 @@ def sections_without_links(markdown: str) -> list[str]:
     missing: list[str] = []
     title: str | None = None
     linked = False
-    fence: str | None = None
-    for line in markdown.splitlines():
-        opened = FENCE.match(line)
-        if fence:
-            fence = None if opened and opened[1].startswith(fence) else fence
-            continue
-        if opened:
-            fence = opened[1]
+    lines = markdown.splitlines()
+    for line, prose in zip(lines, prose_lines(lines)):
+        if not prose:
             continue
         heading = HEADING.match(line)
         if heading and len(heading[1]) <= 2:
@@ -167,3 +158,23 @@ def sections_without_links(markdown: str) -> list[str]:
     if title is not None and not linked:
         missing.append(title)
     return missing
+
+
+@dataclass
+class SourceAnchors:
+    anchors: dict[str, str]  # target as written -> `first-last`, or `file` for a path-only link
+    errors: list[str]
+
+
+def source_anchors(root: Path, docs_dir: str = "docs") -> SourceAnchors:
+    """Every source link's lines across the pages, as the installed torch's edition shows them."""
+    linker = SourceLinker(SourceTree(root))
+    found = SourceAnchors({}, [])
+    for path in sorted((root / docs_dir).rglob("*.md")):
+        markdown = versioned_prose.render(path.read_text(encoding="utf-8"), linker.tree.identity.release)
+        links = linker.rewrite(markdown, path.relative_to(root / docs_dir).as_posix())
+        found.errors += links.errors
+        for citation in links.citations:
+            r = citation.resolved
+            found.anchors[r.target] = f"{r.first}-{r.last}" if r.first else "file"
+    return found

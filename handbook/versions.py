@@ -13,16 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from handbook.environment import installed_torch
+from handbook.environment import installed_torch, minor_version
 from handbook.recordings import recorded_releases
 
 
-def version_of(release: str) -> str:
-    return ".".join(release.split(".")[:2])
-
-
 def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[str]:
-    version = version_of(release)
+    version = minor_version(release)
     releases = recorded_releases(root)
     aliases = ["latest"] if releases and releases[-1] == release else []
     mike = str(Path(sys.executable).parent / "mike")

@@ -1,8 +1,11 @@
 """The "What changed" page: the outputs and source anchors that differ between two torch releases.
 
-Made from the committed recordings alone, so every version of the site shows the
-same comparison. A page writes the prose; a line of its own,
-`<!-- what-changed 2.13.0 2.14.1 -->`, is replaced by the generated comparison.
+Made from the committed recordings alone, so every edition of the site shows the
+same comparisons. The page's prose is written by hand; a line of its own,
+`<!-- what-changed 2.14.1 2.15.0 -->`, is replaced by the generated comparison:
+changed blocks by chapter and section (headings a reader can follow), each with
+the diff of its output, then the source anchors that moved. Each changed block's
+entry has an anchor that the block's own page links to ("changed in torch 2.15").
 """
 
 from __future__ import annotations
@@ -11,34 +14,57 @@ import difflib
 import re
 from pathlib import Path
 
+from markdown.extensions.toc import slugify
+
+from handbook.blocks import Block, Page
+from handbook.environment import minor_version
+from handbook.recordings import Recordings, recorded_releases
+
+PAGE = "what-changed.md"
 MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MULTILINE)
-ANCHORS = "source-anchors.tsv"
 
 
-def read_anchors(directory: Path) -> dict[str, str]:
-    path = directory / ANCHORS
-    if not path.is_file():
+def entry_anchor(new: str, block: Block) -> str:
+    """The id of a block's entry in the comparison that ends at release `new`."""
+    return f"changed-{minor_version(new)}-{block.page.removesuffix('.md').replace('/', '-')}-{block.id}"
+
+
+def previous_release(root: Path, release: str) -> str | None:
+    releases = recorded_releases(root)
+    position = releases.index(release) if release in releases else 0
+    return releases[position - 1] if position > 0 else None
+
+
+def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, str]:
+    """Blocks whose recorded output differs from the previous supported release -> their entry's anchor."""
+    previous = previous_release(root, release)
+    if previous is None:
         return {}
-    return dict(line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line)
+    old, new = Recordings(root, previous), Recordings(root, release)
+    return {
+        block: entry_anchor(release, block)
+        for page in pages
+        for block in page.blocks
+        if (new_output := new.read(block)) is not None and (old_output := old.read(block)) is not None and new_output != old_output
+    }
 
 
-def write_anchors(directory: Path, anchors: dict[str, str]) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / ANCHORS).write_text("".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())), encoding="utf-8")
+def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> list[str]:
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), f"torch {old}", f"torch {new}", lineterm="")
+    context = f"{block.page}#{slugify(block.section, '-')}" if block.section else block.page
+    # attr_list gives the paragraph its id when the list is on the paragraph's last line, alone.
+    return [f"[Block {block.index} in context]({context}), from `{block.origin}`:", f"{{: #{entry_anchor(new, block)} }}", "", "```diff", *diff, "```", ""]
 
 
-def _outputs(directory: Path) -> dict[str, str]:
-    return {p.relative_to(directory).as_posix(): p.read_text(encoding="utf-8") for p in sorted(directory.rglob("*.txt"))}
-
-
-def compare(root: Path, old: str, new: str, titles: dict[str, str]) -> str:
-    old_dir, new_dir = root / "recordings" / f"torch-{old}", root / "recordings" / f"torch-{new}"
-    if not old_dir.is_dir() or not new_dir.is_dir():
-        missing = old if not old_dir.is_dir() else new
+def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str]) -> str:
+    """The generated comparison of two releases' recordings, as Markdown under a `##` heading."""
+    before_recordings, after_recordings = Recordings(root, old), Recordings(root, new)
+    if not before_recordings.directory.is_dir() or not after_recordings.directory.is_dir():
+        missing = old if not before_recordings.directory.is_dir() else new
         return f"!!! note\n    Nothing to compare yet: torch {missing} has no recordings.\n"
-    before, after = _outputs(old_dir), _outputs(new_dir)
-    changed = sorted(name for name in before.keys() & after.keys() if before[name] != after[name])
-    only_old, only_new = sorted(before.keys() - after.keys()), sorted(after.keys() - before.keys())
+    before, after = before_recordings.outputs(), after_recordings.outputs()
+    changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
+    only_old, only_new = before.keys() - after.keys(), after.keys() - before.keys()
     lines = [
         f"Of {len(before.keys() | after.keys())} recorded outputs, **{len(changed)} differ** between torch {old} and torch {new}"
         + (f", {len(only_old)} exist only for {old}" if only_old else "")
@@ -46,25 +72,32 @@ def compare(root: Path, old: str, new: str, titles: dict[str, str]) -> str:
         + ".",
         "",
     ]
-    by_page: dict[str, list[str]] = {}
-    for name in changed:
-        by_page.setdefault(name.split("/", 1)[0], []).append(name)
-    for page, names in by_page.items():
-        lines += [f"## {titles.get(page + '.md', page)}", ""]
-        for name in names:
-            block = name.split("/", 1)[1].removesuffix(".txt")
-            diff = difflib.unified_diff(before[name].splitlines(), after[name].splitlines(), f"torch {old}", f"torch {new}", lineterm="")
-            lines += [f"### `{block}`", "", f"[Read it in context]({page}.md)", "", "```diff", *diff, "```", ""]
-    old_anchors, new_anchors = read_anchors(old_dir), read_anchors(new_dir)
-    moved = sorted(t for t in old_anchors.keys() & new_anchors.keys() if old_anchors[t] != new_anchors[t])
-    lines += ["## Source anchors", ""]
-    if moved:
-        lines += [f"{len(moved)} of {len(old_anchors.keys() | new_anchors.keys())} linked symbols moved:", "", f"| Symbol | torch {old} | torch {new} |", "|---|---|---|"]
-        lines += [f"| `{t}` | {old_anchors[t]} | {new_anchors[t]} |" for t in moved]
-    else:
-        lines.append("No linked symbol moved." if old_anchors and new_anchors else "No anchors are recorded for one of the releases.")
+    for page in pages:  # in reading order
+        blocks = [b for b in page.blocks if (page.path, after_recordings.path(b).name) in changed]
+        if not blocks:
+            continue
+        lines += [f"### {titles.get(page.path, page.path)}", ""]
+        section = None
+        for block in blocks:
+            if block.section != section:
+                section = block.section
+                lines += [f"#### {section or 'Introduction'}", ""]
+            name = (page.path, after_recordings.path(block).name)
+            lines += _block_entry(block, old, new, before[name], after[name])
+    lines += _anchors_table(before_recordings.anchors(), after_recordings.anchors(), old, new)
     return "\n".join(lines) + "\n"
 
 
-def render(markdown: str, root: Path, titles: dict[str, str]) -> str:
-    return MARKER.sub(lambda m: compare(root, m["old"], m["new"], titles), markdown)
+def _anchors_table(old_anchors: dict[str, str], new_anchors: dict[str, str], old: str, new: str) -> list[str]:
+    lines = ["### Source anchors", ""]
+    if not old_anchors or not new_anchors:
+        return lines + ["No anchors are recorded for one of the releases."]
+    moved = sorted(t for t in old_anchors.keys() & new_anchors.keys() if old_anchors[t] != new_anchors[t])
+    if not moved:
+        return lines + ["No linked symbol moved."]
+    lines += [f"{len(moved)} of {len(old_anchors.keys() | new_anchors.keys())} linked symbols moved:", "", f"| Symbol | torch {old} | torch {new} |", "|---|---|---|"]
+    return lines + [f"| `{t}` | {old_anchors[t]} | {new_anchors[t]} |" for t in moved]
+
+
+def what_changed_page(markdown: str, root: Path, pages: list[Page], titles: dict[str, str]) -> str:
+    return MARKER.sub(lambda m: compare(root, m["old"], m["new"], pages, titles), markdown)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -96,3 +97,59 @@ def deployed(project) -> tuple[Project, Path]:
     archive = subprocess.run(["git", "archive", "gh-pages"], cwd=project.root, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     return project, tree
+
+
+MAKEFILE = (REPO / "Makefile").read_text()
+SUPPORTED = re.search(r"^SUPPORTED := (.+)$", MAKEFILE, re.MULTILINE)[1].split()
+PINNED = re.search(r"^TORCH \?= (\S+)$", MAKEFILE, re.MULTILINE)[1]
+
+
+def venv_of(release: str) -> str:
+    """The environment `make TORCH=<release>` uses (the Makefile's rule)."""
+    return ".venv" if release == PINNED else f".venv-{release}"
+
+
+class TreeCopy:
+    """This tree as it is now (tracked and new files) in a repository of its own, with the
+    environments that `make` created linked in, to run real `make` targets on."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, check=True, capture_output=True, text=True).stdout
+        for name in listed.splitlines():
+            if (REPO / name).is_file():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(REPO / name, root / name)
+        for release in SUPPORTED:
+            (root / venv_of(release)).symlink_to(REPO / venv_of(release), target_is_directory=True)
+        identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+        self.git("init", "-q", "-b", "main")
+        self.git("add", "-A")
+        self.git(*identity, "commit", "-q", "-m", "tree under test")
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(["git", *args], cwd=self.root, check=True, capture_output=True, text=True).stdout
+
+    def make(self, *targets: str, **env: str) -> subprocess.CompletedProcess:
+        """`make` with the linked environments taken as they are (never rebuilt through the link),
+        and this copy's own handbook package first on the path."""
+        keep = [flag for release in SUPPORTED for flag in ("-o", f"{venv_of(release)}/.installed")]
+        environment = {
+            **os.environ, "PYTHONPATH": str(self.root), "HANDBOOK_CACHE_DIR": str(REPO / ".cache/handbook"),
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", **env,
+        }
+        return subprocess.run(["make", *targets, *keep], cwd=self.root, env=environment, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="session")
+def supported() -> list[str]:
+    """The Makefile's SUPPORTED releases, oldest first."""
+    return SUPPORTED
+
+
+@pytest.fixture
+def tree_copy(tmp_path: Path) -> TreeCopy:
+    missing = [release for release in SUPPORTED if not (REPO / venv_of(release) / ".installed").exists()]
+    if missing:
+        pytest.skip(f"no environment for torch {', '.join(missing)} (`make test` builds every supported release before the tests)")
+    return TreeCopy(tmp_path / "tree")

@@ -41,3 +41,8 @@ def test_missing_region_names_the_expected_markers(project):
     project.write("docs/p.md", '```python exec="on"\n--8<-- "snippets/t/x.py:gone"\n```\n')
     with pytest.raises(BlockError, match=r"region 'gone' not found in snippets/t/x.py \(expected '# --8<-- \[start:gone\]'"):
         scan_page(project.root, "docs", "p.md")
+
+
+def test_blocks_know_their_section(project):
+    project.write("docs/p.md", '# P\n\n```python exec="on"\nprint(0)\n```\n\n## Views and copies\n\n```python exec="on"\nprint(1)\n## a comment, not a heading\n```\n\n### Detail\n\n```python exec="on"\nprint(2)\n```\n')
+    assert [b.section for b in scan_page(project.root, "docs", "p.md").blocks] == ["", "Views and copies", "Views and copies"]

@@ -8,7 +8,7 @@ from handbook.cache import ExecutionCache, cache_key
 from handbook.runner import BlockRun
 
 ENV = {"torch": "2.13.0+cpu", "git_version": "abc", "python": "3.11.7", "device": "cpu"}
-BLOCK = Block("p.md", 1, "b", "print(1)", "snippets/p.py", 3, 2, {})
+BLOCK = Block("p.md", 1, "b", "print(1)", "snippets/p.py", 3, 2)
 PAGE = Page("p.md", (BLOCK,))
 
 

@@ -6,7 +6,7 @@ from handbook.recordings import Recordings, unified_diff
 
 
 def block(page="ch.md", id_="b", **options):
-    return Block(page, 1, id_, "print(1)", "docs/ch.md", 3, 2, options)
+    return Block(page, 1, id_, "print(1)", "docs/ch.md", 3, 2, options=options)
 
 
 def test_release_drops_the_local_build_tag():

@@ -1,0 +1,105 @@
+"""`python -m handbook.drift_report`: what the installed torch changes, before anything is recorded.
+
+Runs every block, compares each output with the recordings of the nearest recorded
+release (or the installed release's own, once recorded), resolves every source link
+and compares its lines with that release's anchors, and writes one Markdown report a
+maintainer reads before `make goldens`: per page and block the diff or the failure,
+then the source anchors that are missing (the build fails on them) or moved.
+Records nothing. `make new-release TORCH=<version>` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from handbook.environment import installed_torch
+from handbook.execution import SiteRun, execute
+from handbook.recordings import Recordings
+from handbook.report import WHAT_HAPPENED
+from handbook.source_links import SourceAnchors, source_anchors
+from handbook.source_map import title_of
+
+MAX_LINE = 400  # characters of one diff line shown; the report is read, not parsed
+
+
+def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
+    lines = ["## Outputs", ""]
+    failures = [r for r in site.failures() if r.status != "not-run"]
+    if not failures:
+        return lines + ["Every block prints what is recorded.", ""]
+    for page in site.pages:
+        shown = [r for r in failures if r.block.page == page.path]
+        if not shown:
+            continue
+        title = title_of((root / docs_dir / page.path).read_text(encoding="utf-8"), page.path)
+        lines += [f"### {title} (`{docs_dir}/{page.path}`)", ""]
+        for result in shown:
+            block = result.block
+            lines += [f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`)", ""]
+            lines += [WHAT_HAPPENED.get(result.status, result.status) + ":", "", "```diff" if result.status == "drift" else "```text"]
+            lines += [line if len(line) <= MAX_LINE else line[:MAX_LINE] + " … (cut)" for line in result.error.splitlines()] + ["```", ""]
+    return lines
+
+
+def _anchors_section(found: SourceAnchors, recorded: dict[str, str], baseline: str, release: str) -> list[str]:
+    lines = ["## Source links", ""]
+    if found.errors:
+        lines += [f"### Missing: {len(found.errors)} link(s) the build rejects", ""] + [f"- {error}" for error in found.errors] + [""]
+    moved = sorted(t for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
+    if moved:
+        lines += [f"### Moved: {len(moved)} of {len(found.anchors)} linked symbols", "", f"| Symbol | torch {baseline} | torch {release} |", "|---|---|---|"]
+        lines += [f"| `{t}` | {recorded[t]} | {found.anchors[t]} |" for t in moved] + [""]
+    if not found.errors and not moved:
+        lines += ["Every source link resolves to the lines recorded for torch " + baseline + ".", ""]
+    return lines
+
+
+def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
+    """(the report, a one-line summary)."""
+    identity = installed_torch()
+    site = execute(root, docs_dir)
+    baseline = site.compared_with or identity.release
+    found = source_anchors(root, docs_dir)
+    recorded = Recordings(root, baseline).anchors()
+    failing = [r for r in site.failures() if r.status != "not-run"]
+    moved = sum(1 for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
+    summary = (
+        f"torch {identity.version} against the recordings of torch {baseline}: {len(failing)} of {len(site.all_results())} blocks differ or fail, "
+        f"{len(found.errors)} source link(s) missing, {moved} moved"
+    )
+    header = [
+        f"# Drift report: torch {identity.release}",
+        "",
+        f"torch `{identity.version}` (commit `{identity.git_version}`), Python {site.environment['python']}, "
+        f"{datetime.now(timezone.utc).date().isoformat()}.",
+        "",
+        f"{summary}. Nothing was recorded. Review each difference, fix what broke (or version the prose), "
+        f"then record with `make goldens TORCH={identity.release}`.",
+        "",
+    ]
+    if site.stale:
+        header += ["Recordings whose block is gone: " + ", ".join(f"`{path}`" for path in site.stale), ""]
+    report = header + _outputs_section(site, root, docs_dir) + _anchors_section(found, recorded, baseline, identity.release)
+    return "\n".join(report) + "\n", summary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", default=".", type=Path)
+    parser.add_argument("--docs-dir", default="docs")
+    parser.add_argument("--output", type=Path, help="where to write the report (default: drift/torch-<release>.md)")
+    args = parser.parse_args()
+    root = args.root.resolve()
+    output = args.output or root / "drift" / f"torch-{installed_torch().release}.md"
+    report, summary = drift_report(root, args.docs_dir)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report, encoding="utf-8")
+    print(f"{summary}\nreport: {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

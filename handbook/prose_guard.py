@@ -1,0 +1,69 @@
+"""The prose guard: a number typed in prose that another release prints and this one does not.
+
+Prose is shared by every edition; a value a block prints belongs in a quote
+(`handbook.quotes`) or in versioned prose. For each supported release, every number
+in a page's prose as that edition shows it (versioned prose applied, quotes and
+fences left out) is looked up in the page's recordings: a number that the page's
+blocks print under another release but not under this one is almost certainly a
+value typed by hand from that other release. Reads recordings only: no execution.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from handbook import versioned_prose
+from handbook.fences import prose_lines
+from handbook.quotes import QUOTE
+from handbook.recordings import Recordings
+
+# 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing)
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
+THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+LINK_TARGET = re.compile(r"\]\([^)]*\)")
+COMMENT = re.compile(r"<!--.*?-->")
+
+
+def numbers(text: str) -> set[str]:
+    return {token.rstrip(".,") for token in NUMBER.findall(THOUSANDS.sub("", text))}
+
+
+def printed_numbers(recordings: Recordings, page: str) -> set[str]:
+    directory = recordings.directory / page.removesuffix(".md")
+    if not directory.is_dir():
+        return set()
+    found: set[str] = set()
+    for path in directory.glob("*.txt"):
+        found |= numbers(path.read_text(encoding="utf-8"))
+    return found
+
+
+def prose_numbers(markdown: str) -> list[tuple[int, str]]:
+    """(line, number) for each number in the prose of already-versioned Markdown."""
+    lines = markdown.splitlines()
+    found = []
+    for number, (line, prose) in enumerate(zip(lines, prose_lines(lines)), 1):
+        if prose:
+            text = COMMENT.sub("", LINK_TARGET.sub("]", QUOTE.sub("", line)))
+            found += [(number, value) for value in sorted(numbers(text))]
+    return found
+
+
+def contradictions(root: Path, page: str, markdown: str, releases: list[str]) -> list[str]:
+    """One message per number in `page`'s prose that contradicts an edition's own outputs."""
+    printed = {release: printed_numbers(Recordings(root, release), page) for release in releases}
+    problems = []
+    for release in releases:
+        # Versioned prose keeps its line count for no release, so lines are counted in the source.
+        shown = versioned_prose.render_keeping_lines(markdown, release)
+        for line, value in prose_numbers(shown):
+            if value in printed[release]:
+                continue
+            others = [other for other in releases if other != release and value in printed[other]]
+            if others:
+                problems.append(
+                    f"docs/{page}:{line}: the prose says {value}, which this page prints with torch {', '.join(others)} "
+                    f"but not with torch {release}; quote it from the output (<!-- out BLOCK /PATTERN/ -->) or version the sentence"
+                )
+    return problems

@@ -1,0 +1,45 @@
+"""What changed: blocks under their chapter and section, and a note on each changed block linking to its entry."""
+
+from __future__ import annotations
+
+import re
+
+PAGE = '''
+# Demo
+
+## Strides of a view
+
+See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on"
+print("same in every release")
+```
+
+```python exec="on"
+print("strides: (3, 1)")
+```
+'''
+
+CHANGES = "# What changed\n\n## From torch 2.12 to 2.13\n\n<!-- what-changed 2.12.0 2.13.0 -->\n"
+
+
+def test_changed_block_has_a_note_and_an_entry_under_its_section(project):
+    project.write("docs/demo.md", PAGE)
+    project.write("docs/what-changed.md", CHANGES)
+    config = project.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("sections_exempt: [index.md]", "sections_exempt: [index.md, what-changed.md]"))
+    assert project.goldens().returncode == 0
+    # An older release whose second block printed something else.
+    project.write("recordings/torch-2.12.0/demo/block-1.txt", "same in every release\n")
+    project.write("recordings/torch-2.12.0/demo/block-2.txt", "strides: (1, 3)\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    page = (project.root / "site/demo/index.html").read_text()
+    notes = re.findall(r'<p class="handbook-changed"><a href="([^"]+)">Output changed in torch 2.13</a></p>', page)
+    assert notes == ["../what-changed/#changed-2.13-demo-block-2"]
+    changes = (project.root / "site/what-changed/index.html").read_text()
+    headings = re.findall(r"<h([34])[^>]*>(.*?)<", changes)
+    assert ("3", "Demo") in headings and ("4", "Strides of a view") in headings
+    assert 'id="changed-2.13-demo-block-2"' in changes and "block-1" not in changes
+    assert "-strides: (1, 3)" in changes and "+strides: (3, 1)" in changes
+    assert "Of 2 recorded outputs, <strong>1 differ</strong>" in changes
