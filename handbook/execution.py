@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,7 @@ class BlockResult:
     seconds: float = 0.0
     recording: str = ""  # repository-relative path of its recording
     gpu: GpuRecording | None = None
+    predicted: BlockResult | None = None  # the GPU-only block this one predicts (`predicts=`)
 
     @property
     def passed(self) -> bool:
@@ -172,6 +174,7 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
         recordings = Recordings(root, site.compared_with)
     for page in selected:
         site.results[page.path] = [check(block, run, recordings, cuda) for block, run in zip(page.blocks, runs[page.path])]
+        check_predictions(site.results[page.path])
     if only is None and not site.compared_with:
         site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
     site.seconds = time.perf_counter() - started
@@ -200,6 +203,35 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
         result.status = "drift"
         result.error = unified_diff(recorded, run.output, path)
     return result
+
+
+PREDICTION_LINE = re.compile(r"^\s*(?P<name>[^:\n]+?)\s*:\s*(?P<value>.*?)\s*$", re.MULTILINE)
+
+
+def check_predictions(results: list[BlockResult]) -> None:
+    """A block with `predicts="<GPU block id>"` prints `name: value` lines that the GPU block's
+    recording must repeat, line for line by name, once a GPU recording exists."""
+    by_id = {result.block.id: result for result in results}
+    for result in results:
+        target_id = result.block.options.get("predicts")
+        if not target_id or not result.passed:
+            continue
+        target = by_id.get(target_id)
+        if target is None or target.block.device != "cuda":
+            result.status, result.error = "mispredicted", f"predicts={target_id!r}: the page has no GPU-only block with that id"
+            continue
+        result.predicted = target
+        if target.gpu is None:
+            continue  # nothing recorded on a GPU yet: nothing to compare
+        measured = {m["name"]: m["value"] for m in PREDICTION_LINE.finditer(target.gpu.output)}
+        wrong = [
+            f"{m['name']}: predicted {m['value']}, recorded {measured.get(m['name'], '(no such line)')}"
+            for m in PREDICTION_LINE.finditer(result.output)
+            if measured.get(m["name"]) != m["value"]
+        ]
+        if wrong:
+            result.status = "mispredicted"
+            result.error = f"the GPU recording of {target_id!r} ({target.gpu.device}, {target.gpu.date}) differs from this prediction:\n" + "\n".join(wrong)
 
 
 class PageTimings:

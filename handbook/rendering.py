@@ -16,7 +16,7 @@ from handbook.execution import BlockResult
 from handbook.report import describe
 
 # Fence options that the engine reads; they are not HTML attributes.
-ENGINE_OPTIONS = ("timeout", "device")
+ENGINE_OPTIONS = ("timeout", "device", "predicts")
 MAX_LINES = 80
 MAX_CHARS = 10_000
 
@@ -69,6 +69,12 @@ def render_result(result: BlockResult, language: str) -> str:
         parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {result.gpu.device} with torch {result.gpu.torch} on {result.gpu.date}:", "gpu"))
     if text:
         parts.append(code_block(language, text, title="Output"))
+    if result.predicted is not None:
+        target = result.predicted
+        if target.gpu:
+            parts.append(_note(f"A prediction, checked against the output recorded on {target.gpu.device} with torch {target.gpu.torch} on {target.gpu.date}: they agree.", "gpu"))
+        else:
+            parts.append(_note("A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu"))
     if cut_lines:
         parts.append(_note(f"{cut_lines} more line(s) not shown; the whole output is in {result.recording}.", "cut"))
     if result.status in {"unrecorded", "drift"}:

@@ -18,6 +18,7 @@ WHAT_HAPPENED = {
     "not-run": "the block did not run because an earlier block of its page failed",
     "drift": "the output differs from its recording",
     "unrecorded": "the block has no recording",
+    "mispredicted": "the prediction disagrees with what was recorded on a GPU",
 }
 
 
@@ -30,7 +31,7 @@ def describe(result: BlockResult) -> str:
     lines = [f"{place(result)}: {WHAT_HAPPENED.get(result.status, result.status)}"]
     if result.error:
         lines.append(textwrap.indent(result.error, "    "))
-    if result.output and result.status not in {"drift", "not-run", "unrecorded"}:
+    if result.output and result.status not in {"drift", "not-run", "unrecorded", "mispredicted"}:
         lines.append("    output before the failure:")
         lines.append(textwrap.indent(result.output[-2000:], "    | "))
     return "\n".join(lines)

@@ -195,3 +195,42 @@ def test_bad_source_link_fails_naming_page_and_link(project):
     result = project.build()
     assert result.returncode != 0
     assert "docs/demo.md:5: pytorch:c10/core/TensorImpl.h#NoSuchSymbol: symbol 'NoSuchSymbol' not found" in result.stderr
+
+
+PREDICTION_PAGE = '''
+# Demo
+
+## Allocator
+
+See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on" id="rules" predicts="measured"
+print("allocated: 512")
+print("reserved: 2097152")
+```
+
+```python exec="on" id="measured" device="cuda"
+import torch
+x = torch.empty(100, device="cuda")
+print("allocated:", torch.cuda.memory_allocated())
+print("reserved:", torch.cuda.memory_reserved())
+```
+'''
+
+
+def test_prediction_is_checked_against_the_gpu_recording_once_one_exists(project):
+    project.write("docs/demo.md", PREDICTION_PAGE)
+    assert project.goldens().returncode == 0
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    assert "no output has been recorded on a GPU yet to check it against" in (project.root / "site/demo/index.html").read_text()
+    gpu = "recordings/torch-2.13.0/demo/measured.cuda.txt"
+    project.write(gpu, "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: 512\nreserved: 2097152\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    assert "checked against the output recorded on NVIDIA H200" in (project.root / "site/demo/index.html").read_text()
+    project.write(gpu, "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: 512\nreserved: 20971520\n")
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/demo.md, block 1 (rules), docs/demo.md:8: the prediction disagrees with what was recorded on a GPU" in result.stderr
+    assert "reserved: predicted 2097152, recorded 20971520" in result.stderr
