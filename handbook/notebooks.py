@@ -1,56 +1,171 @@
-"""A chapter as a Jupyter notebook: its prose, its code, and its recorded outputs.
+"""Each chapter as a Jupyter notebook, per edition, rendered on the site by mkdocs-jupyter.
 
-Made from the same sources as the page: the text between executed fences becomes
-markdown cells, each executed block a code cell carrying its recorded output. A
-first cell reproduces the state every page process starts from.
+A notebook is made from the same sources as its page, as this edition shows them:
+versioned prose applied, quoted values resolved, source links at the edition's tag
+(plain Markdown links: notebooks know no attribute lists), and each executed block
+as a code cell carrying the output this edition shows. It opens with a pinned
+install of the edition's torch and a check that the running torch is that one.
+mkdocs-jupyter renders it (`execute: false`: nothing runs twice) as a page under
+`notebooks/`, with its download button.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import nbformat
+import tinycss2
+from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from handbook.blocks import Page
+from handbook.environment import minor_version, release_of
 from handbook.fences import fences
+
+DIRECTORY = "notebooks"
+INSTALL_TAG = "install"  # the cell a test run of the notebook leaves out
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+COLAB = "https://colab.research.google.com/github"
+GPU_CELL_NOTE = "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type)."
 
 PAGE_STATE = """\
 # Every page of the handbook runs in a fresh process in this state.
+import warnings
+
 import torch
 
 torch.set_num_threads(1)
-torch.manual_seed(0)"""
+torch.manual_seed(0)
+warnings.resetwarnings()
+warnings.simplefilter("default")  # every warning shown, once per place"""
 
 
-def _fence_spans(markdown: str, page: Page) -> list[tuple[int, int]]:
-    """(first, last) 0-based line indices of each executed fence, in page order."""
-    starts = {fence.first: fence.last for fence in fences(markdown.splitlines())}
-    return [(block.page_line - 1, starts[block.page_line - 1]) for block in page.blocks]
+def notebook_path(page: str) -> str:
+    """`tensors.md` -> `notebooks/tensors.ipynb`, the notebook's path among the site's files."""
+    return f"{DIRECTORY}/" + page.removesuffix(".md").replace("/", "-") + ".ipynb"
 
 
-def page_notebook(markdown: str, page: Page, outputs: dict[str, str], prose: Callable[[str], str] = lambda text: text) -> nbformat.NotebookNode:
-    """`outputs` maps block id to its recorded output; `prose` rewrites text cells (links, say)."""
+def is_notebook_page(src_uri: str) -> bool:
+    return src_uri.startswith(f"{DIRECTORY}/") and src_uri.endswith(".ipynb")
+
+
+def install_command(torch_version: str) -> str:
+    """The pip command that installs the very build the outputs were recorded with."""
+    command = f"pip install torch=={release_of(torch_version)}"
+    return command + f" --index-url {CPU_INDEX}" if torch_version.endswith("+cpu") else command
+
+
+def _install_cells(torch_version: str) -> list:
+    release = release_of(torch_version)
+    install = new_code_cell(
+        f"# The outputs below were recorded with torch {torch_version}. Install it, then restart the kernel.\n"
+        f"%pip install --quiet {install_command(torch_version).removeprefix('pip install ')}"
+    )
+    install.metadata["tags"] = [INSTALL_TAG]
+    check = new_code_cell(
+        "import torch\n\n"
+        f'if torch.__version__.split("+")[0] != "{release}":\n'
+        "    raise RuntimeError(\n"
+        f'        f"This notebook was recorded with torch {torch_version}, but torch {{torch.__version__}} is running: "\n'
+        '        "run the install cell above, restart the kernel, and run the notebook again."\n'
+        "    )\n"
+        f'print("torch", torch.__version__, "(recorded with {torch_version})")'
+    )
+    return [install, check]
+
+
+def chapter_notebook(markdown: str, page: Page, outputs: dict[str, str], torch_version: str, prose: Callable[[str], str]) -> nbformat.NotebookNode:
+    """`markdown` is the page as this edition shows it, line for line (blocks are found by line);
+    `outputs` maps block id to its output; `prose` rewrites text cells (source links, say)."""
     lines = markdown.splitlines()
-    cells = [new_code_cell(PAGE_STATE)]
+    closing = {fence.first: fence.last for fence in fences(lines)}
+    cells = [*_install_cells(torch_version), new_code_cell(PAGE_STATE)]
     start = 0
-    for block, (first, last) in zip(page.blocks, _fence_spans(markdown, page)):
+    for block in page.blocks:
+        first = block.page_line - 1
         text = "\n".join(lines[start:first]).strip()
         if text:
             cells.append(new_markdown_cell(prose(text)))
-        cell = new_code_cell(block.code if block.device != "cuda" else "# GPU-only: needs CUDA\n" + block.code)
+        cell = new_code_cell(block.code if block.device != "cuda" else f"{GPU_CELL_NOTE}\n{block.code}")
         if outputs.get(block.id):
             cell.outputs = [new_output("stream", name="stdout", text=outputs[block.id] + "\n")]
         cells.append(cell)
-        start = last + 1
+        start = closing[first] + 1
     tail = "\n".join(lines[start:]).strip()
     if tail:
         cells.append(new_markdown_cell(prose(tail)))
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata["handbook"] = {"page": page.path, "torch": torch_version}
     return notebook
 
 
-def write(notebook: nbformat.NotebookNode, path) -> None:
+def write(notebook: nbformat.NotebookNode, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, str(path))
+    temporary = path.with_suffix(".ipynb.tmp")
+    nbformat.write(notebook, str(temporary))
+    temporary.replace(path)  # a concurrent build never reads half a notebook
+
+
+def colab_url(repo_url: str | None, torch_version: str, page: str) -> str | None:
+    """Colab's address for this edition's notebook as published: mike puts each edition's site
+    under `<minor version>/` on the `gh-pages` branch of `repo_url`; mkdocs-jupyter copies the
+    notebook next to its page. None when the site is not published from GitHub."""
+    match = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+?)/?", repo_url or "")
+    if not match:
+        return None
+    stem = notebook_path(page).removeprefix(f"{DIRECTORY}/").removesuffix(".ipynb")
+    return f"{COLAB}/{match[1]}/{match[2]}/blob/gh-pages/{minor_version(torch_version)}/{DIRECTORY}/{stem}/{stem}.ipynb"
+
+
+# nbconvert's page template loads MathJax and Mermaid from a CDN on every page; the
+# handbook's notebooks have neither maths nor diagrams, and no request may leave the site.
+CDN_LOADERS = ("mathjax", "mermaid")
+
+
+def notebook_page_html(html: str) -> str:
+    """mkdocs-jupyter's page, made to keep the site's promises: no CDN loaders, and of the
+    JupyterLab stylesheet it inlines (575 kB, with 3,000 rules) only the rules this page uses."""
+    soup = BeautifulSoup(html, "html.parser")
+    for script in soup.find_all("script"):
+        source = (script.get("src") or "") + (script.get("type") or "") + script.get_text()
+        if any(name in source.lower() for name in CDN_LOADERS):
+            script.decompose()
+    used = {name for tag in soup.find_all(class_=True) for name in tag.get("class", [])}
+    for style in soup.find_all("style"):
+        style.string = used_rules(style.get_text(), used)
+    return str(soup)
+
+
+CLASS_NAME = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+
+
+def used_rules(css: str, used_classes: set[str]) -> str:
+    """The stylesheet without the rules none of whose selectors can match: a selector naming
+    a class that no element of the page carries. At-rules are kept, their nested rules filtered."""
+    kept = []
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+        if rule.type == "qualified-rule":
+            selectors = [s.strip() for s in tinycss2.serialize(rule.prelude).split(",")]
+            matching = [s for s in selectors if set(CLASS_NAME.findall(s)) <= used_classes]
+            if matching:
+                kept.append(", ".join(matching) + " {" + tinycss2.serialize(rule.content) + "}")
+        elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:
+            inner = used_rules(tinycss2.serialize(rule.content), used_classes)
+            if inner.strip():
+                kept.append(f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}")
+        elif rule.type == "at-rule":
+            kept.append(tinycss2.serialize([rule]))
+    return "\n".join(kept)
+
+
+def external_resources(html: str) -> list[str]:
+    """Addresses outside the site that the HTML would load (links to follow do not count)."""
+    soup = BeautifulSoup(html, "html.parser")
+    loaded = [tag.get("src") for tag in soup.find_all(["script", "img", "iframe", "audio", "video", "source"])]
+    loaded += [tag.get("href") for tag in soup.find_all("link")]
+    loaded += re.findall(r"""import\s[^'"]*['"](https?://[^'"]+)""", " ".join(s.get_text() for s in soup.find_all("script")))
+    loaded += re.findall(r"""url\(\s*['"]?(https?://[^'")]+)""", " ".join(s.get_text() for s in soup.find_all("style")))
+    return sorted({url for url in loaded if url and re.match(r"(https?:)?//", url)})

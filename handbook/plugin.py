@@ -16,9 +16,9 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from handbook import notebooks, prose_guard, rendering, site_report, source_map, versioned_prose, what_changed
-from handbook.blocks import BlockError
-from handbook.environment import minor_version
-from handbook.execution import SiteRun, execute
+from handbook.blocks import BlockError, scan_docs
+from handbook.environment import installed_torch, minor_version
+from handbook.execution import SiteRun, cache_root, execute
 from handbook.quotes import resolve_quotes
 from handbook.recordings import recorded_releases
 from handbook.report import failure_report, write_report
@@ -54,7 +54,37 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             snippets["base_path"] = [str(self.root)]
         markdown_exec.formatters["python"] = rendering.format_python
         markdown_exec.formatters["py"] = rendering.format_python
+        self.chapters = self._chapters(config.nav or [])
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None:
+            # Its cache evicts every entry the current build did not use: one directory per
+            # edition, so that building one edition does not empty another's.
+            jupyter.config["cache_dir"] = str(cache_root(self.root) / "mkdocs-jupyter" / installed_torch().release)
+            # It logs every conversion and copy at INFO; the build log names what ran, not that.
+            for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):
+                logging.getLogger(name).setLevel(logging.WARNING)
+        if self.chapters:
+            config.nav.append({"Notebooks": [{title: notebooks.notebook_path(page)} for page, title in self.chapters.items()]})
         return config
+
+    def _chapters(self, nav: list) -> dict[str, str]:
+        """Pages of the navigation with executed blocks (not exempt ones), by path -> title: each gets a notebook."""
+        entries: dict[str, str] = {}
+
+        def walk(items) -> None:
+            for item in items:
+                for title, target in (item.items() if isinstance(item, dict) else [(None, item)]):
+                    if isinstance(target, list):
+                        walk(target)
+                    elif isinstance(target, str) and target.endswith(".md") and target not in self.config.sections_exempt:
+                        entries[target] = title or target
+
+        walk(nav)
+        try:
+            with_blocks = {page.path for page in scan_docs(self.root, self.docs_dir, set(entries)) if page.blocks}
+        except BlockError as error:
+            raise PluginError(str(error)) from error
+        return {page: title for page, title in entries.items() if page in with_blocks}
 
     def on_files(self, files, *, config):
         problems = self._check_source_links(files)
@@ -76,7 +106,26 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             log.error(message)
         files.append(File.generated(config, source_map.PAGE, content=source_map.render(self.citations, self.titles, self.linker.tree.identity.tag)))
         files.append(File.generated(config, site_report.PAGE, content=site_report.render(self.site, self.titles)))
+        for file in self._write_notebooks(config):
+            files.append(file)
         return files
+
+    def _write_notebooks(self, config) -> list[File]:
+        """This edition's notebook of every chapter, written where mkdocs-jupyter (next in the
+        plugin list) picks them up as pages."""
+        directory = cache_root(self.root) / "notebooks" / self.release
+        written = []
+        for page_path in self.chapters:
+            page = self.site.page(page_path)
+            source = (self.root / self.docs_dir / page_path).read_text(encoding="utf-8")
+            # Lines kept: the notebook finds each block by its line in the page.
+            markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page_path).markdown
+            outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
+            notebook = notebooks.chapter_notebook(markdown, page, outputs, self.site.environment["torch"], lambda text, p=page_path: self.linker.rewrite(text, p, plain=True).markdown)
+            path = notebooks.notebook_path(page_path)
+            notebooks.write(notebook, directory / path)
+            written.append(File(path, src_dir=str(directory), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
+        return written
 
     def _check_source_links(self, files) -> list[str]:
         """Resolve every page's links before anything runs, so that all bad links are reported at once."""
@@ -123,24 +172,33 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return self.linker.tree.identity.release
 
     def on_page_markdown(self, markdown, *, page, config, files):
+        if notebooks.is_notebook_page(page.file.src_uri):
+            return markdown  # mkdocs-jupyter renders it from the notebook
         results = self.site.results.get(page.file.src_uri, []) if self.site else []
         changed = {}
         if results and files.get_file_from_path(what_changed.PAGE):
             changes_url = files.get_file_from_path(what_changed.PAGE).url_relative_to(page.file)
             page_changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page.file.src_uri)])
             changed = {block.index: (minor_version(self.release), f"{changes_url}#{anchor}") for block, anchor in page_changes.items()}
-        rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving, changed=changed)
+        colab = notebooks.colab_url(config.repo_url, self.site.environment["torch"], page.file.src_uri) if page.file.src_uri in self.chapters else None
+        rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving, changed=changed, colab_url=colab)
         if page.file.generated_by:
             return markdown
         markdown = versioned_prose.render(markdown, self.release)
         markdown = self._quoted(markdown, page.file.src_uri).markdown
         markdown = what_changed.what_changed_page(markdown, self.root, self.pages_in_reading_order, self.titles)
-        if results and page.file.src_uri not in self.config.sections_exempt:
-            depth = page.url.count("/")
-            markdown = _with_download_link(markdown, "../" * depth + notebook_path(page.file.src_uri))
+        if page.file.src_uri in self.chapters:
+            notebook = files.get_file_from_path(notebooks.notebook_path(page.file.src_uri))
+            markdown = _with_notebook_links(markdown, notebook.url_relative_to(page.file), colab)
         return self.linker.rewrite(markdown, page.file.src_uri).markdown
 
     def on_page_content(self, html, *, page, config, files):
+        if notebooks.is_notebook_page(page.file.src_uri):
+            page.meta["search"] = {"exclude": True}  # the chapter page is indexed already
+            html = notebooks.notebook_page_html(html)
+            outside = notebooks.external_resources(html)
+            if outside:
+                raise PluginError(f"{page.file.src_uri}: the rendered notebook would load from outside the site: {', '.join(outside)}")
         current = rendering.current
         if current and len(current.taken) != len(current.results):
             missing = [r.block.label for i, r in enumerate(current.results) if i not in current.taken]
@@ -155,7 +213,11 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return nav
 
     def on_page_context(self, context, *, page, config, nav):
-        if not page.file.generated_by:
+        if notebooks.is_notebook_page(page.file.src_uri):
+            chapter = next(p for p in self.chapters if notebooks.notebook_path(p) == page.file.src_uri)
+            page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[1]  # mkdocs-jupyter copies it next to the page
+            page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.site.environment["torch"], chapter)
+        elif not page.file.generated_by:
             page.meta["last_changed"] = last_changed(self.root, self.docs_dir, page.file.src_uri)
         return context
 
@@ -163,15 +225,6 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if not self.site:
             return
         write_report(self.site, Path(config.site_dir) / "execution-report.json")
-        for page in self.site.pages:
-            if page.path not in self.site.results or not page.blocks:
-                continue
-            source = (self.root / self.docs_dir / page.path).read_text(encoding="utf-8")
-            # Lines kept: the notebook finds each block by its line in the page.
-            markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page.path).markdown
-            outputs = {r.block.id: r.output for r in self.site.results[page.path]}
-            notebook = notebooks.page_notebook(markdown, page, outputs, lambda text: self.linker.rewrite(text, page.path, plain=True).markdown)
-            notebooks.write(notebook, Path(config.site_dir) / notebook_path(page.path))
 
 
 def last_changed(root: Path, docs_dir: str, page: str) -> str | None:
@@ -183,17 +236,20 @@ def last_changed(root: Path, docs_dir: str, page: str) -> str | None:
     return result.stdout.strip() or None
 
 
-def notebook_path(page: str) -> str:
-    return "notebooks/" + page.removesuffix(".md").replace("/", "-") + ".ipynb"
-
-
-def _with_download_link(markdown: str, href: str) -> str:
-    """Put a notebook download link under the page's title."""
-    # Raw HTML: the notebook is written after the build, so mkdocs must not validate this link.
-    link = f'<a class="handbook-notebook" href="{href}" download>Download this chapter as a Jupyter notebook</a>'
+def _with_notebook_links(markdown: str, notebook_url: str, colab: str | None) -> str:
+    """Under the page's title: the chapter as a notebook page, its download, and Colab."""
+    stem = notebook_url.rstrip("/").rsplit("/", 1)[-1]
+    links = [
+        f'<a href="{notebook_url}">Read this chapter as a notebook</a>',
+        f'<a class="handbook-notebook" href="{notebook_url}{stem}.ipynb" download>Download it</a>',
+    ]
+    if colab:
+        links.append(f'<a class="handbook-colab" href="{colab}">Open in Colab</a>')
+    # Raw HTML: the notebook file is copied by mkdocs-jupyter, so mkdocs must not validate the link.
+    block = '<p class="handbook-notebook-links">' + " · ".join(links) + "</p>"
     lines = markdown.splitlines()
     for index, line in enumerate(lines):
         if line.startswith("# "):
-            lines.insert(index + 1, "\n" + link + "\n")
+            lines.insert(index + 1, "\n" + block + "\n")
             return "\n".join(lines) + "\n"
-    return link + "\n\n" + markdown
+    return block + "\n\n" + markdown

@@ -31,6 +31,7 @@ class PageResults:
     results: list[BlockResult]
     show_failures: bool = False  # under `mkdocs serve`, a failure shows on its page
     changed: dict[int, tuple[str, str]] = field(default_factory=dict)  # block index -> (torch X.Y, What changed URL)
+    colab_url: str | None = None  # where a reader can run this chapter on a GPU
     taken: set[int] = field(default_factory=set)
 
     def take(self, code: str) -> BlockResult:
@@ -54,19 +55,22 @@ def cut(output: str) -> tuple[str, int]:
     return "\n".join(kept), len(lines) - len(kept)
 
 
-def _note(text: str, kind: str = "note") -> str:
-    return f'<p class="handbook-{kind}">{html.escape(text)}</p>'
+def _note(text: str, kind: str = "note", trusted_html: str = "") -> str:
+    return f'<p class="handbook-{kind}">{html.escape(text)}{trusted_html}</p>'
 
 
 def render_result(result: BlockResult, language: str) -> str:
+    run_it = ""
+    if current and current.colab_url:
+        run_it = f' To run it on a GPU yourself, <a href="{html.escape(current.colab_url)}">open this chapter in Colab</a> and choose a GPU runtime.'
     if result.status == "gpu-missing":
-        return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu")
+        return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu", run_it)
     if not result.passed and current and current.show_failures:
         return code_block("text", describe(result), title="This block failed")
     text, cut_lines = cut(result.output)
     parts = []
     if result.status == "gpu-recorded" and result.gpu:
-        parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {result.gpu.device} with torch {result.gpu.torch} on {result.gpu.date}:", "gpu"))
+        parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {result.gpu.device} with torch {result.gpu.torch} on {result.gpu.date}.", "gpu", run_it))
     if text:
         parts.append(code_block(language, text, title="Output"))
     if result.predicted is not None:

@@ -158,9 +158,37 @@ def test_narrow_viewport_is_usable(browser, site_url):
     context.close()
 
 
+def test_notebook_page_renders_downloads_and_fits_a_phone(browser, site_url):
+    """A chapter rendered by mkdocs-jupyter from its notebook, at 390 px, as a reader on a phone."""
+    import nbformat
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, accept_downloads=True)
+    page = context.new_page()
+    errors, outside = [], []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""} and not request.url.startswith("data:") and outside.append(request.url))
+    page.goto(site_url + "/notebooks/autograd/", wait_until="networkidle")
+    screenshot(page, "notebook-autograd-narrow")
+    assert page.locator(".jupyter-wrapper").count() == 1
+    assert page.locator(".jp-OutputArea-output").count() >= 10  # the recorded outputs are shown
+    assert "Autograd" in page.inner_text("h1")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the notebook page scrolls sideways: {width}px"
+    assert page.locator("a.handbook-colab").get_attribute("href").startswith("https://colab.research.google.com/github/")
+    with page.expect_download() as download:
+        page.click("a.handbook-notebook")
+    notebook = nbformat.read(download.value.path(), as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.cells[0].source.splitlines()[-1].startswith("%pip install --quiet torch==")
+    assert errors == [] and outside == []
+    context.close()
+
+
 def test_heaviest_chapter_transfers_at_most_1_5_mb(browser, site_url):
+    """Chapters and their notebook pages (mkdocs-jupyter inlines a large stylesheet)."""
     weights = {}
-    for chapter in CHAPTERS:
+    for chapter in CHAPTERS + [f"notebooks/{chapter}" for chapter in CHAPTERS]:
         if not (SITE / chapter / "index.html").is_file():
             continue
         context = browser.new_context()

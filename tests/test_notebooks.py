@@ -1,7 +1,9 @@
-"""Each chapter's notebook holds its code and recorded outputs, and runs top to bottom on the pinned torch."""
+"""Each chapter's notebook: right for its edition, and it runs top to bottom on the pinned torch,
+printing what the recordings say."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -10,39 +12,94 @@ from nbclient import NotebookClient
 
 from handbook.blocks import scan_docs
 from handbook.environment import installed_torch
-from handbook.notebooks import page_notebook
-from handbook.recordings import Recordings
+from handbook.normalise import normalise
+from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command
+from handbook.recordings import Recordings, recorded_releases
+from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent
-PAGES = [page for page in scan_docs(REPO) if page.blocks]
+PAGES = [page for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
 
 
 def notebook_for(page):
-    recordings = Recordings(REPO, installed_torch().release)
+    identity = installed_torch()
+    recordings = Recordings(REPO, identity.release)
     outputs = {block.id: recordings.read(block) or "" for block in page.blocks if block.device != "cuda"}
-    return page_notebook((REPO / "docs" / page.path).read_text(), page, outputs)
+    markdown = render_keeping_lines((REPO / "docs" / page.path).read_text(), identity.release)
+    return chapter_notebook(markdown, page, outputs, identity.version, lambda text: text)
 
 
-def test_notebook_holds_code_prose_and_recorded_outputs():
+def test_notebook_opens_with_a_pinned_install_and_a_check():
     page = next(p for p in PAGES if p.path == "tensors.md")
     notebook = notebook_for(page)
+    install, check = notebook.cells[0], notebook.cells[1]
+    assert install.metadata["tags"] == [INSTALL_TAG]
+    assert f"%pip install --quiet {install_command(installed_torch().version).removeprefix('pip install ')}" in install.source
+    assert f'!= "{installed_torch().release}"' in check.source and "raise RuntimeError" in check.source
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    assert len(code) == len(page.blocks) + 1  # the page-state cell first
-    assert code[1].source == page.blocks[0].code
-    assert code[1].outputs[0].text.strip() == Recordings(REPO, installed_torch().release).read(page.blocks[0])
-    assert any(cell.cell_type == "markdown" and cell.source.startswith("# Tensors and storage") for cell in notebook.cells)
+    assert len(code) == len(page.blocks) + 3  # install, check, page state
+    assert code[3].source == page.blocks[0].code
+    assert code[3].outputs[0].text.strip() == Recordings(REPO, installed_torch().release).read(page.blocks[0])
     nbformat.validate(notebook)
 
 
+def test_install_command_installs_the_recorded_build():
+    assert install_command("2.13.0+cpu") == "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+    assert install_command("2.15.0+cu132") == "pip install torch==2.15.0"
+
+
+BUILT_SITES = {release: REPO / ("site" if release == installed_torch().release else f".cache/site-{release}") for release in recorded_releases(REPO)}
+
+
+@pytest.mark.parametrize("release", sorted(BUILT_SITES))
+def test_each_edition_notebooks_are_clean(release):
+    """The notebooks the strict build of each edition wrote (`make test` builds every edition first)."""
+    site = BUILT_SITES[release]
+    built = sorted(site.glob("notebooks/*/*.ipynb"))
+    assert built, f"no notebooks in {site.relative_to(REPO)}: build this edition first (`make test` does)"
+    assert {path.stem for path in built} == {page.path.removesuffix(".md") for page in PAGES}
+    for path in built:
+        notebook = nbformat.read(path, as_version=4)
+        assert notebook.metadata["handbook"]["torch"].startswith(release)
+        assert f"torch=={release}" in notebook.cells[0].source
+        prose = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+        assert re.findall(r"<!--.*?-->|\]\(pytorch:|--8<--", prose) == [], path.name
+        tags = set(re.findall(r"github\.com/pytorch/pytorch/blob/([^/]+)/", prose))
+        assert tags <= {f"v{release}"}, (path.name, tags)
+
+
+def cell_output(cell) -> str:
+    return "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
+
+
+# A warning names the file and line of the code that triggered it: a snippet file on the page,
+# a cell (`/tmp/ipykernel_<pid>/<hash>.py:1`) in the notebook. Everything else must be equal.
+CODE_LOCATION = re.compile(r"^(?:snippets/\S+?|docs/\S+?|<tmp>/\d+\.py|/tmp/ipykernel_\d+/\d+\.py):\d+: (?=\w*Warning)", re.MULTILINE)
+
+
+def comparable(output: str) -> str:
+    return CODE_LOCATION.sub("<code>: ", normalise(output, REPO))
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[p.path for p in PAGES])
-def test_notebook_runs_top_to_bottom(page, tmp_path, monkeypatch):
+def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, monkeypatch):
     if any(block.device == "cuda" for block in page.blocks):
         # GPU-only cells cannot run here; the rest of the chapter must.
         page = type(page)(page.path, tuple(b for b in page.blocks if b.device != "cuda"))
     notebook = notebook_for(page)
+    notebook.cells = [cell for cell in notebook.cells if INSTALL_TAG not in cell.metadata.get("tags", [])]
+    # A page process captures stdout and stderr in one file, in order; so does this kernel now.
+    notebook.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.stderr = sys.stdout"))
+    expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
     client = NotebookClient(notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     errors = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"]
     assert not errors
+    differing = [
+        f"{cell.source.splitlines()[0]}\n  recorded: {comparable(expected[cell.source])!r}\n  notebook: {comparable(cell_output(cell))!r}"
+        for cell in notebook.cells
+        if cell.source in expected and comparable(cell_output(cell)) != comparable(expected[cell.source])
+    ]
+    assert not differing, "\n".join(differing)
