@@ -86,7 +86,8 @@ class SourceLinker:
 
     def link_markup(self, resolved: Resolved) -> str:
         where = f"{resolved.path}" + (f" lines {resolved.first}-{resolved.last}" if resolved.first else "")
-        return f'({resolved.url}){{: .pytorch-source data-tag="{self.tree.identity.tag}" title="PyTorch {self.tree.identity.tag}: {where}" }}'
+        # The title in Markdown's own syntax: inside an attribute list, `__init__` would be read as bold.
+        return f'({resolved.url} "PyTorch {self.tree.identity.tag}: {where}"){{: .pytorch-source data-tag="{self.tree.identity.tag}" }}'
 
     def excerpt_markup(self, resolved: Resolved, indent: str) -> str:
         source = self.tree.file(resolved.path)

@@ -135,3 +135,13 @@ def test_python_line_scan_agrees_with_the_syntax_tree_on_every_linked_symbol(lin
         visit(tree.body, "")
         found = [(s.first, s.last) for s in find_python(source.lines(), symbol)]
         assert found == expected, target
+
+
+def test_a_link_into_a_dunder_file_keeps_its_title_and_attributes(linker):
+    """Inside an attribute list, `__init__` would be read as bold and the list shown as text."""
+    import markdown
+
+    rewritten = linker.rewrite("See [`torch.compile`](pytorch:torch/__init__.py#compile).\n", "p.md").markdown
+    html = markdown.Markdown(extensions=["attr_list"]).convert(rewritten)
+    assert "<strong>" not in html and "{:" not in html
+    assert 'class="pytorch-source"' in html and 'title="PyTorch v' in html and "torch/__init__.py lines" in html
