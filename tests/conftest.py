@@ -96,3 +96,30 @@ def deployed(project) -> tuple[Project, Path]:
     archive = subprocess.run(["git", "archive", "gh-pages"], cwd=project.root, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     return project, tree
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium under Playwright; skips only where it cannot be installed."""
+    from site_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium
+
+    reason = ensure_chromium()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    """The built site/ served on localhost."""
+    from site_browser import SITE, serve
+
+    assert (SITE / "index.html").is_file(), "site/ is missing: run the strict build first (make test does)"
+    server = serve(SITE)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
