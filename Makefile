@@ -30,9 +30,16 @@ SITE ?= site
 build: $(INSTALLED)
 	$(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 
+# axe-core for the accessibility tests, exactly as package-lock.json pins it. The tests
+# inject it into the built pages; the site never ships it.
+AXE := node_modules/axe-core/axe.min.js
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
 # The strict build first: it fills the execution cache that the per-block test items
 # reuse. Every other supported torch is built against its own recordings too.
-test: $(INSTALLED)
+test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m mkdocs build --strict
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md

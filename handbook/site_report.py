@@ -30,7 +30,7 @@ def render(site: SiteRun, titles: dict[str, str]) -> str:
         "(object addresses, installation paths, log timestamps) and compared with the output recorded",
         "for this torch release under `recordings/`. A block whose output differs fails the build.",
         "",
-        "| | |",
+        "| Property | Value |",
         "|---|---|",
         f"| torch | `{env['torch']}` |",
         f"| commit | `{env['git_version']}` |",

@@ -74,13 +74,15 @@ def project(tmp_path: Path) -> Project:
 
 @pytest.fixture
 def deployed(project) -> tuple[Project, Path]:
-    """A tiny handbook deployed with mike as torch 2.13 and torch 2.14 (latest); returns the gh-pages tree."""
+    """A tiny handbook, with the site's theme and styles, deployed with mike as torch 2.13 and torch 2.14 (latest); returns the gh-pages tree."""
     from handbook.versions import deploy_command, tool_environment
 
     project.write("docs/index.md", "# Home\n\nHello.\n")
     config = (project.root / "mkdocs.yml").read_text().replace("theme: mkdocs", "theme:\n  name: material\n  custom_dir: overrides")
+    config += "extra_css:\n  - assets/handbook.css\n"  # the site's own styles: its focus rings and palette
     (project.root / "mkdocs.yml").write_text(config + "extra:\n  version:\n    provider: !ENV [HANDBOOK_VERSION_PROVIDER, '']\n    default: latest\n")
     shutil.copytree(REPO / "overrides", project.root / "overrides")
+    shutil.copytree(REPO / "docs" / "assets", project.root / "docs" / "assets")
     for release in ("2.13.0", "2.14.1"):
         (project.root / "recordings" / f"torch-{release}").mkdir(parents=True, exist_ok=True)
     identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
@@ -153,3 +155,30 @@ def tree_copy(tmp_path: Path) -> TreeCopy:
     if missing:
         pytest.skip(f"no environment for torch {', '.join(missing)} (`make test` builds every supported release before the tests)")
     return TreeCopy(tmp_path / "tree")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium under Playwright; skips only where it cannot be installed."""
+    from site_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium
+
+    reason = ensure_chromium()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    """The built site/ served on localhost."""
+    from site_browser import SITE, serve
+
+    assert (SITE / "index.html").is_file(), "site/ is missing: run the strict build first (make test does)"
+    server = serve(SITE)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()

@@ -2,77 +2,20 @@
 
 Needs `site/` from the strict build (`make test` builds it first). Chromium is
 installed here if missing; these tests skip only where it cannot be installed.
-Screenshots are written to test-artifacts/.
+Screenshots are written to test-artifacts/. Accessibility is tested in
+test_accessibility.py.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import shutil
-import subprocess
-import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from site_browser import ARTIFACTS, NARROW, SITE, screenshot, serve
 
-REPO = Path(__file__).resolve().parent.parent
-SITE = REPO / "site"
-ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 CHAPTERS = ["setup", "tensors", "autograd", "dispatch", "memory", "torchscript-export", "compile", "custom-ops", "troubleshooting", "learning-path"]
 MAX_PAGE_BYTES = 1_500_000
-
-
-def ensure_chromium() -> str | None:
-    if Path(CHROMIUM).exists():
-        return None
-    if shutil.which("apt-get") is None:
-        return "no apt-get to install Debian's chromium"
-    install = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium"
-    result = subprocess.run(["bash", "-c", install], capture_output=True, text=True)
-    if result.returncode != 0 or not Path(CHROMIUM).exists():
-        return f"Debian's chromium could not be installed: {result.stderr[-300:]}"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = ensure_chromium()
-    if reason:
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def serve(directory: Path):
-    handler = functools.partial(QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-@pytest.fixture(scope="module")
-def site_url():
-    assert (SITE / "index.html").is_file(), "site/ is missing: run the strict build first (make test does)"
-    server = serve(SITE)
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
 
 
 @pytest.fixture
@@ -82,11 +25,6 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
-
-
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
 
 
 def test_home_loads_without_errors_or_outside_requests(page, site_url):
@@ -146,7 +84,7 @@ def test_notebook_download_is_a_valid_notebook(page, site_url):
 
 
 def test_narrow_viewport_is_usable(browser, site_url):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    context = browser.new_context(**NARROW)
     page = context.new_page()
     page.goto(site_url + "/autograd/", wait_until="networkidle")
     screenshot(page, "narrow-autograd")

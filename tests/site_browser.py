@@ -1,0 +1,55 @@
+"""Helpers for the tests that open the built site in a real browser.
+
+Debian's Chromium, driven by Playwright, against the built `site/` served on
+localhost. The fixtures built on these (`browser`, `site_url`) are in conftest.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "site"
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+NARROW = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def ensure_chromium() -> str | None:
+    """Install Debian's chromium if it is missing; the reason it cannot be, or None."""
+    if Path(CHROMIUM).exists():
+        return None
+    if shutil.which("apt-get") is None:
+        return "no apt-get to install Debian's chromium"
+    install = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium"
+    result = subprocess.run(["bash", "-c", install], capture_output=True, text=True)
+    if result.returncode != 0 or not Path(CHROMIUM).exists():
+        return f"Debian's chromium could not be installed: {result.stderr[-300:]}"
+    return None
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory: Path):
+    """An HTTP server for `directory` on a free localhost port, in a daemon thread."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
