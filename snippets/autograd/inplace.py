@@ -1,20 +1,8 @@
 """The version counter and the in-place error."""
-# --8<-- [start:version]
-import torch
-
-t = torch.zeros(4)
-v = t[1:3]                                   # a view shares t's counter
-print("start      :", t._version, v._version)
-t.add_(1)
-v.mul_(2)
-t[0] = 5                                     # indexing assignment is copy_ in place
-print("after three in-place ops:", t._version, v._version)
-u = t + 1                                    # out-of-place: new tensor, new counter
-print("out-of-place result:", u._version)
-# --8<-- [end:version]
-
 # --8<-- [start:error]
 import traceback
+
+import torch
 
 torch.manual_seed(0)
 x = torch.randn(4, requires_grad=True)

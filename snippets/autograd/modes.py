@@ -32,3 +32,18 @@ except RuntimeError as err:
 c = b.clone()                   # the fix the message suggests
 print("clone is_inference:", c.is_inference(), "| w * clone:", (w * c).grad_fn.name())
 # --8<-- [end:inference_errors]
+
+# --8<-- [start:no_grad_view]
+h = w * 2                                    # an ordinary non-leaf in a graph
+with torch.no_grad():
+    part = h[:2]                             # a view, created in no_grad mode
+print("part: requires_grad", part.requires_grad, "| grad_fn", part.grad_fn,
+      "| _is_view()", part._is_view())
+try:
+    part.mul_(2)                             # in place, with grad mode back on
+except RuntimeError as err:
+    print(f"RuntimeError: {err}")
+with torch.no_grad():
+    part.mul_(2)                             # view and write both untracked: allowed
+print("the same write inside no_grad: h._version =", h._version)
+# --8<-- [end:no_grad_view]

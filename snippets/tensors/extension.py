@@ -1,15 +1,37 @@
-"""dtype, device and layout: the three fields that pick a TensorImpl and a kernel."""
+"""dtype, device and layout: two fields and a key set pick a TensorImpl and a kernel."""
 import torch
 
 torch.set_printoptions(precision=4, sci_mode=False)
 
 # --8<-- [start:dispatch_keys]
+import warnings
+
+warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
 dense = torch.ones(2, 2)
-meta = torch.empty(2, 2, device="meta")
-sparse = dense.to_sparse()
-for name, t in [("dense", dense), ("meta", meta), ("sparse", sparse)]:
-    print(f"{name:7}{t.device.type:5}{str(t.layout):18}{torch._C._dispatch_keys(t)}")
+tensors = {
+    "dense": dense,
+    "int64": dense.long(),
+    "meta": torch.empty(2, 2, device="meta"),
+    "sparse_coo": dense.to_sparse(),
+    "sparse_csr": dense.to_sparse_csr(),
+    "sparse_csc": dense.to_sparse_csc(),
+    "mkldnn": dense.to_mkldnn(),
+}
+for name, t in tensors.items():
+    keys = str(torch._C._dispatch_keys(t)).removeprefix("DispatchKeySet(").removesuffix(")")
+    print(f"{name:11}{t.device.type:5}{str(t.dtype):14}{str(t.layout):18}{keys}")
 # --8<-- [end:dispatch_keys]
+
+# --8<-- [start:dtype_in_kernel]
+u16 = torch.ones(2, dtype=torch.uint16)
+print("uint16 keys == float32 keys:", torch._C._dispatch_keys(u16) == torch._C._dispatch_keys(dense))
+for op in (lambda t: t + t, lambda t: t.abs()):
+    try:
+        op(u16)
+    except NotImplementedError as e:
+        print(f"NotImplementedError: {e}")
+print("uint16 comparison works:", (u16 == u16).tolist())
+# --8<-- [end:dtype_in_kernel]
 
 # --8<-- [start:meta]
 acts = torch.empty(4096, 4096, 64, device="meta")  # would be 4 GiB of float32

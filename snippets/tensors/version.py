@@ -1,4 +1,4 @@
-"""The version counter: in-place writes bump it, views share it, autograd checks it."""
+"""The version counter: in-place writes bump it, views share it."""
 import torch
 
 torch.set_printoptions(precision=4, sci_mode=False)
@@ -31,34 +31,25 @@ print("after int32 view add_:   ", x._version)
 d = x.data
 d.add_(1)
 print("after x.data.add_:       ", x._version, "| x.data has its own:", d._version)
-
-with torch.inference_mode():
-    frozen = torch.ones(2)
-try:
-    frozen._version
-except RuntimeError as e:
-    print(f"RuntimeError: {e}")
 # --8<-- [end:version_views]
 
-# --8<-- [start:autograd_check]
-a = torch.ones(3, requires_grad=True)
-b = a.sigmoid()        # sigmoid saves its output b for backward
-b.mul_(2)              # bumps b's version 0 -> 1
-try:
-    b.sum().backward()
-except RuntimeError as e:
-    print(f"RuntimeError: {e}")
-# --8<-- [end:autograd_check]
+# --8<-- [start:what_bumps]
+x = torch.zeros(4)
 
-# --8<-- [start:data_bypass]
-a = torch.ones(3, requires_grad=True)
-b = a.sigmoid()
-b.sum().backward()
-print("correct grad:             ", a.grad)
 
-a = torch.ones(3, requires_grad=True)
-b = a.sigmoid()
-b.data.mul_(2)         # same write, but invisible to the version counter
-b.sum().backward()     # no error ...
-print("grad after b.data.mul_(2):", a.grad, "| b._version:", b._version)
-# --8<-- [end:data_bypass]
+def bumps(label, write):
+    before = x._version
+    write()
+    print(f"{label:30}+{x._version - before}")
+
+
+bumps("x.add_(0)", lambda: x.add_(0))                  # values unchanged
+bumps("x.zero_() on zeros", lambda: x.zero_())
+bumps("x.resize_(4), same size", lambda: x.resize_(4))
+bumps("x.resize_(8)", lambda: x.resize_(8))
+bumps("x.unsqueeze_(0)", lambda: x.unsqueeze_(0))      # metadata only
+bumps("x.set_(torch.ones(3))", lambda: x.set_(torch.ones(3)))
+alias = torch.from_dlpack(x)                           # same bytes, a new TensorImpl
+bumps("torch.from_dlpack(x).add_(7)", lambda: alias.add_(7))
+print("x after that write:", x, "| the alias's own counter:", alias._version)
+# --8<-- [end:what_bumps]

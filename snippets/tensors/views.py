@@ -47,6 +47,29 @@ for expr, make in candidates.items():
     print(f"{expr:28}{out._is_view()!s:>11}{(out._base is root)!s:>15}{same_storage(out, x)!s:>14}")
 # --8<-- [end:view_table]
 
+# --8<-- [start:detach_forward_ad]
+import warnings
+
+import torch.autograd.forward_ad as fwAD
+
+# The first make_dual of a process loads decompositions compiled with torch.jit.script;
+# TorchScript's deprecation warning has nothing to do with forward AD.
+warnings.filterwarnings("ignore", message=r"`torch\.jit\.script` is deprecated")
+
+primal = torch.arange(4.0)
+with fwAD.dual_level():
+    dual = fwAD.make_dual(primal, torch.ones(4))  # primal plus a tangent, at this level
+    aliases = {
+        "dual[1:]": dual[1:],                            # differentiable in both modes
+        "unpack_dual(dual).primal": fwAD.unpack_dual(dual).primal,  # backward only
+        "dual.detach()": dual.detach(),                  # neither
+    }
+    print(f"{'alias of dual':26}{'_is_view()':>11}{'tangent':>22}{'same storage':>14}")
+    for expr, out in aliases.items():
+        tangent = fwAD.unpack_dual(out).tangent
+        print(f"{expr:26}{out._is_view()!s:>11}{str(tangent):>22}{same_storage(out, dual)!s:>14}")
+# --8<-- [end:detach_forward_ad]
+
 # --8<-- [start:aliasing]
 v = x[1, :, 2:]  # a view that starts 14 floats into root's storage
 print("same storage:          ", same_storage(v, root))

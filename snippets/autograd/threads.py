@@ -1,0 +1,130 @@
+"""Which thread runs a backward node, and what a reentrant backward is."""
+# --8<-- [start:caller_thread]
+import threading
+
+import torch
+
+
+class Probe(torch.autograd.Function):
+    """The identity, whose backward records the thread it runs on."""
+
+    threads = []
+
+    @staticmethod
+    def forward(x):
+        return x.clone()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad):
+        Probe.threads.append(threading.get_ident())
+        return grad
+
+
+def backward_here():
+    """Run a backward pass with two Probe nodes; did both run on this thread?"""
+    Probe.threads.clear()
+    x = torch.randn(3, requires_grad=True)
+    Probe.apply(Probe.apply(x).exp()).sum().backward()
+    me = threading.get_ident()
+    return f"{len(Probe.threads)} nodes, all on the calling thread: {all(t == me for t in Probe.threads)}"
+
+
+print("backward from the main thread:", backward_here())
+result = {}
+worker = threading.Thread(target=lambda: result.update(worker=backward_here()))
+worker.start()
+worker.join()
+print("backward from another thread: ", result["worker"])
+# --8<-- [end:caller_thread]
+
+# --8<-- [start:reentrant]
+from torch.utils.checkpoint import checkpoint
+
+
+class Labelled(torch.autograd.Function):
+    """The identity, with a label kept on ctx for the backward that subclasses define."""
+
+    @staticmethod
+    def forward(x, label):
+        return x.clone()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.label = inputs[1]
+
+
+class Tag(Labelled):
+    """Its backward records its label, graph task and thread."""
+
+    log = []
+
+    @staticmethod
+    def backward(ctx, grad):
+        Tag.log.append((ctx.label, torch._C._current_graph_task_id(), threading.get_ident()))
+        return grad, None
+
+
+def block(h):
+    return Tag.apply(h.sin(), "inside the checkpoint")
+
+
+for reentrant in (True, False):
+    Tag.log.clear()
+    x = torch.randn(3, requires_grad=True)
+    out = Tag.apply(checkpoint(block, Tag.apply(x, "before"), use_reentrant=reentrant), "after")
+    print(f"use_reentrant={reentrant}: the node below the checkpoint's output is",
+          out.grad_fn.next_functions[0][0].name())
+    out.sum().backward()
+    outer = Tag.log[0][1]
+    for label, task, thread in Tag.log:
+        print(f"  {label:22} graph task: {'outer ' if task == outer else 'nested'}"
+              f"  calling thread: {thread == threading.get_ident()}")
+# --8<-- [end:reentrant]
+
+# --8<-- [start:depth]
+class Nested(Labelled):
+    """Its backward runs a whole backward pass of its own, through another Nested."""
+
+    seen = []
+
+    @staticmethod
+    def backward(ctx, grad):
+        depth = ctx.label
+        Nested.seen.append((depth, threading.get_ident(), getattr(marker, "value", None)))
+        if depth < 64:
+            with torch.enable_grad():                 # backward runs in no_grad mode
+                leaf = torch.ones(1, requires_grad=True)
+                torch.autograd.grad(Nested.apply(leaf, depth + 1).sum(), leaf)
+        return grad, None
+
+
+marker = threading.local()                   # Python thread-local state of the caller
+marker.value = "set by the caller"
+Nested.apply(torch.ones(1, requires_grad=True), 0).sum().backward()
+caller = threading.get_ident()
+here = [d for d, t, _ in Nested.seen if t == caller]
+there = [d for d, t, _ in Nested.seen if t != caller]
+print("depth 0, the backward() call itself, on the calling thread:", 0 in here)
+print(f"nested backwards at depth {min(d for d in here if d)}..{max(here)}: calling thread")
+print(f"nested backwards at depth {min(there)}..{max(there)}: "
+      f"{len({t for _, t, _ in Nested.seen if t != caller})} other thread")
+print("marker.value seen at depth 1:", Nested.seen[1][2], "| at the deepest:", Nested.seen[-1][2])
+# --8<-- [end:depth]
+
+if not torch.cuda.is_available():   # the region below is a GPU-only block
+    raise SystemExit(0)
+
+# --8<-- [start:device_thread]
+x = torch.randn(3, requires_grad=True)        # a CPU leaf
+on_cpu = Probe.apply(x)                       # its gradient will be a CPU tensor
+on_gpu = Probe.apply(on_cpu.cuda())           # its gradient will be a CUDA tensor
+Probe.threads.clear()
+on_gpu.sum().backward()
+caller = threading.get_ident()
+print("Probe on the CUDA tensor ran on the calling thread:", Probe.threads[0] == caller)
+print("Probe on the CPU tensor ran on the calling thread: ", Probe.threads[1] == caller)
+# --8<-- [end:device_thread]
