@@ -76,6 +76,15 @@ try_step("teacher_out.mul_(0.5) outside the mode",
          lambda: teacher_out.mul_(0.5).sum())
 # --8<-- [end:inference_targets]
 
+# --8<-- [start:no_grad_targets]
+with torch.no_grad():
+    teacher_out = blocks(x)                 # an ordinary tensor: no graph, a version counter
+try_step("F.mse_loss(student(x), teacher_out) after no_grad",
+         lambda: nn.functional.mse_loss(student(x), teacher_out))
+_, n, nbytes = saved_bytes(lambda: nn.functional.mse_loss(student(x), teacher_out), student)
+print(f"that loss saves {n} storages, {nbytes:,} bytes (parameters excluded)")
+# --8<-- [end:no_grad_targets]
+
 # --8<-- [start:saved_checkpoint]
 def checkpointed(x):
     for block in blocks:
