@@ -80,6 +80,24 @@ with WritesToSaved() as mode, mode.hooks:
     out = gate(x)                            # forward only: the write happens here
 # --8<-- [end:inplace_locate]
 
+# --8<-- [start:inplace_locate_view]
+def gate_rows(x):
+    y = x.sigmoid()
+    head = y[:2]             # a view: same storage as the saved y
+    head.mul_(2)
+    return y
+
+
+with WritesToSaved() as mode, mode.hooks:
+    out = gate_rows(x)
+out.sum().backward()         # the graph holds what pack returned: no version check
+print("backward of the graph built under the hooks: no error")
+try:
+    gate_rows(x).sum().backward()
+except RuntimeError as e:
+    print("without the hooks:", str(e).split(": ", 1)[1].split(" instead.")[0])
+# --8<-- [end:inplace_locate_view]
+
 # --8<-- [start:inplace_fix]
 def gate_fixed(x):
     y = x.sigmoid()
