@@ -32,8 +32,9 @@ with torch.inference_mode():
           "| (a * b).grad_fn:", (a * b).grad_fn)
     fresh = torch.ones(3)
 print("keys of a tensor made in inference_mode:", torch._C._dispatch_keys(fresh))
+print("torch.add(a, fresh).grad_fn:", torch.add(a, fresh).grad_fn.name())  # add saves nothing
 try:
     torch.mul(a, fresh)               # a requires grad, so mul must save fresh
 except RuntimeError as e:
-    print(f"RuntimeError: {e}")
+    print(f"torch.mul(a, fresh): RuntimeError: {e}")
 # --8<-- [end:inference_keys]

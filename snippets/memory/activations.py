@@ -53,6 +53,38 @@ with torch.inference_mode():
 print(f"inference:  {n} storages saved, {nbytes:,} bytes; out.is_inference()={out.is_inference()}")
 # --8<-- [end:saved_no_grad]
 
+# --8<-- [start:inference_targets]
+teacher_out = out                           # made under inference_mode just above
+student = nn.Linear(512, 512)
+
+
+def try_step(label, loss_fn):
+    try:
+        loss_fn().backward()
+        print(f"{label}: works")
+    except RuntimeError as e:
+        print(f"{label}: RuntimeError: {e}")
+
+
+try_step("(student(x) - teacher_out).pow(2).mean()",
+         lambda: (student(x) - teacher_out).pow(2).mean())      # sub saves neither input
+try_step("F.mse_loss(student(x), teacher_out)",
+         lambda: nn.functional.mse_loss(student(x), teacher_out))   # saves its target
+try_step("F.mse_loss(student(x), teacher_out.clone())",
+         lambda: nn.functional.mse_loss(student(x), teacher_out.clone()))
+try_step("teacher_out.mul_(0.5) outside the mode",
+         lambda: teacher_out.mul_(0.5).sum())
+# --8<-- [end:inference_targets]
+
+# --8<-- [start:no_grad_targets]
+with torch.no_grad():
+    teacher_out = blocks(x)                 # an ordinary tensor: no graph, a version counter
+try_step("F.mse_loss(student(x), teacher_out) after no_grad",
+         lambda: nn.functional.mse_loss(student(x), teacher_out))
+_, n, nbytes = saved_bytes(lambda: nn.functional.mse_loss(student(x), teacher_out), student)
+print(f"that loss saves {n} storages, {nbytes:,} bytes (parameters excluded)")
+# --8<-- [end:no_grad_targets]
+
 # --8<-- [start:saved_checkpoint]
 def checkpointed(x):
     for block in blocks:

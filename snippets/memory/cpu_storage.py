@@ -23,6 +23,13 @@ print("row storage_offset:      ", row.storage_offset())
 print("same buffer:", row.untyped_storage().data_ptr() == t.untyped_storage().data_ptr())
 # --8<-- [end:nbytes]
 
+# --8<-- [start:alignment]
+sizes = [1, 3, 17, 1000, 4097, 1_000_000]             # bytes, deliberately odd
+storages = [torch.empty(n, dtype=torch.uint8) for n in sizes]
+print("every storage starts on a 64-byte boundary:", all(s.data_ptr() % 64 == 0 for s in storages))
+print("row starts this many bytes into t's buffer:", row.data_ptr() - t.data_ptr())
+# --8<-- [end:alignment]
+
 # --8<-- [start:view_keeps_alive]
 buf = np.zeros(1_000_000, dtype=np.float32)   # 4 MB owned by NumPy
 buf_alive = weakref.ref(buf)                   # tells us when the 4 MB are freed

@@ -27,6 +27,25 @@ print("gc.collect() found unreachable objects:", gc.collect() > 0)
 print("after gc.collect:  4 MB buffer alive:", buffer_alive() is not None)
 # --8<-- [end:tracked]
 
+# --8<-- [start:gc_count]
+def containers_per_call(make, calls=100):
+    """How many objects the collector's generation-0 count grows by per make() call."""
+    make()                                   # warm-up: first calls may fill caches
+    gc.collect()                             # empties generation 0
+    gc.disable()
+    before = gc.get_count()[0]
+    kept = [make() for _ in range(calls)]
+    grown = gc.get_count()[0] - before - 1   # minus the list `kept` itself
+    gc.enable()
+    return round(grown / calls)
+
+
+print("thresholds:", gc.get_threshold())
+print("per 4-byte tensor:      ", containers_per_call(lambda: torch.empty(1)))
+print("per 4 MB tensor:        ", containers_per_call(lambda: torch.empty(1_000_000)))
+print("per dead LeakyBuffer:   ", containers_per_call(lambda: LeakyBuffer(1_000).buffer_alive))
+# --8<-- [end:gc_count]
+
 # --8<-- [start:gc_delay]
 def peak_alive(steps, n=1_000):
     """Create and drop one self-referencing buffer per step; return the most alive at once."""
@@ -37,15 +56,31 @@ def peak_alive(steps, n=1_000):
     return peak, sum(w() is not None for w in watch)
 
 
-print("thresholds:", gc.get_threshold())
+def count_collections(phase, info):
+    if phase == "start" and info["generation"] == 0:
+        collections.append(info)
+
+
+per_step = containers_per_call(lambda: LeakyBuffer(1_000).buffer_alive)
+threshold = gc.get_threshold()[0]
+steps = round(3 * threshold / per_step)          # long enough for a few collections, whatever the threshold
+print("steps:", steps)
 gc.collect()
 gc.disable()
-print("gc disabled: peak alive, alive at end:", peak_alive(300))
+print("gc disabled: peak alive, alive at end:", peak_alive(steps))
 print("gc.collect() frees them:", gc.collect() > 0)
 gc.enable()
 gc.collect()
-peak, end = peak_alive(300)
-print("gc enabled:  peak alive > 100:", peak > 100, "| alive at end < peak:", end < peak)
+collections = []
+gc.callbacks.append(count_collections)
+peak, end = peak_alive(steps)
+gc.callbacks.remove(count_collections)
+interval = threshold / per_step             # steps between two collections, predicted
+print("threshold / objects per step:", round(interval))
+print("gc enabled: collected generation 0 at least twice:", len(collections) >= 2)
+# the exact peak depends on what else allocates (an IPython kernel does); its size does not
+print("gc enabled: peak alive within 0.5x to 1.2x of that:", 0.5 * interval <= peak <= 1.2 * interval)
+print("gc enabled: alive at end < steps:", end < steps)
 # --8<-- [end:gc_delay]
 
 # --8<-- [start:weakref_backref]

@@ -46,3 +46,21 @@ for line in lines[2:]:
         break                     # the rest are CPython's own frames
     print(f"    {name.split('(')[0]:45} [{library}]")
 # --8<-- [end:cpp_stack]
+
+# --8<-- [start:symbolizer]
+def cpp_frames(**settings):
+    """Run the failing matmul in a child with C++ stack traces on; return (frames, stderr)."""
+    env = dict(os.environ, TORCH_SHOW_CPP_STACKTRACES="1", **settings)
+    for name in ("TORCH_DISABLE_ADDR2LINE", "TORCH_SYMBOLIZE_MODE"):
+        if name not in settings:
+            env.pop(name, None)          # the release's own default
+    run = subprocess.run([sys.executable, "-c", code], env=env,
+                         capture_output=True, text=True, timeout=120)
+    return [line for line in run.stdout.splitlines() if line.startswith("#")], run.stderr
+
+
+for label, settings in [("default", {}), ("TORCH_SYMBOLIZE_MODE=fast", {"TORCH_SYMBOLIZE_MODE": "fast"})]:
+    frames, stderr = cpp_frames(**settings)
+    print(f"{label}: runs addr2line: {'symbolizing C++ stack trace' in stderr}, "
+          f"names the CPU wrapper: {any('wrapper_CPU_mm' in f for f in frames)}")
+# --8<-- [end:symbolizer]

@@ -43,41 +43,60 @@ for w in caught:
         print("innermost forward frame:", frames[-1])
 # --8<-- [end:inplace_diagnose]
 
-# --8<-- [start:inplace_claims]
-def backward_error(fn):
-    try:
-        fn().sum().backward()
-        return "no error"
-    except RuntimeError as e:
-        return "RuntimeError: ..." + str(e).split("inplace operation:")[1].split(" instead.")[0]
+# --8<-- [start:inplace_locate]
+import os
+import traceback
+
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
-def under_no_grad(x):
+class WritesToSaved(TorchDispatchMode):
+    """Report every in-place write to a storage that autograd has saved for backward."""
+
+    def __init__(self):
+        super().__init__()
+        self.saved, self.writes = set(), []
+        self.hooks = torch.autograd.graph.saved_tensors_hooks(self.pack, lambda t: t)
+
+    def pack(self, t):                       # called for every tensor a node saves
+        self.saved.add(StorageWeakRef(t.untyped_storage()))
+        return t
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        for arg, value in zip(func._schema.arguments, args):
+            written = arg.alias_info is not None and arg.alias_info.is_write
+            if written and StorageWeakRef(value.untyped_storage()) in self.saved:
+                torch_dir = os.path.dirname(torch.__file__)
+                caller = [f for f in traceback.extract_stack() if not f.filename.startswith(torch_dir)][-2]
+                self.writes.append(func)
+                code = caller.line.split("#")[0].strip()       # the line, without its comment
+                print(f"{func} writes to a tensor autograd saved, in {caller.name}(): {code}")
+        return func(*args, **kwargs)
+
+
+with WritesToSaved() as mode, mode.hooks:
+    out = gate(x)                            # forward only: the write happens here
+# --8<-- [end:inplace_locate]
+
+# --8<-- [start:inplace_locate_view]
+def gate_rows(x):
     y = x.sigmoid()
-    with torch.no_grad():    # claim: wrapping the in-place op in no_grad makes it safe
-        y.mul_(2)
+    head = y[:2]             # a view: same storage as the saved y
+    head.mul_(2)
     return y
 
 
-def input_without_grad(w):
-    d = torch.randn(4)       # requires_grad=False ...
-    out = w * d              # ... but mul saves d to compute w's gradient
-    d.add_(1)
-    return out
-
-
-print("in-place under no_grad:\n ", backward_error(lambda: under_no_grad(x)))
-print("in-place on a requires_grad=False input:\n ", backward_error(lambda: input_without_grad(x)))
-
-x.grad = None
-y = x.sigmoid()
-y.data.mul_(2)               # .data hides the write from the version counter
-y.sum().backward()
-s = x.detach().sigmoid()
-print(".data: no error, but grad == sigmoid'(x)?", torch.allclose(x.grad, s * (1 - s)))
-print("  got     ", x.grad)
-print("  expected", s * (1 - s))
-# --8<-- [end:inplace_claims]
+with WritesToSaved() as mode, mode.hooks:
+    out = gate_rows(x)
+out.sum().backward()         # the graph holds what pack returned: no version check
+print("backward of the graph built under the hooks: no error")
+try:
+    gate_rows(x).sum().backward()
+except RuntimeError as e:
+    print("without the hooks:", str(e).split(": ", 1)[1].split(" instead.")[0])
+# --8<-- [end:inplace_locate_view]
 
 # --8<-- [start:inplace_fix]
 def gate_fixed(x):
@@ -87,5 +106,9 @@ def gate_fixed(x):
 
 x.grad = None
 gate_fixed(x).sum().backward()
+s = x.detach().sigmoid()
 print("fixed grad == 2 * sigmoid'(x):", torch.allclose(x.grad, 2 * s * (1 - s)))
+with WritesToSaved() as mode, mode.hooks:
+    out = gate_fixed(x)
+print("in-place writes to saved tensors after the fix:", len(mode.writes))
 # --8<-- [end:inplace_fix]

@@ -108,13 +108,30 @@ del h
 print("weakref, after del:       tensor alive:", tensor_alive() is not None)
 # --8<-- [end:claims_cycles]
 
+# --8<-- [start:predict_empty_cache]
+import pathlib
+import re
+
+# The caching allocator's constants, from the header this torch ships.
+config = pathlib.Path(torch.__file__).parent / "include/c10/core/AllocatorConfig.h"
+k = {name: int(v) for name, v in re.findall(r"constexpr size_t (k\w+) = (\d+);", config.read_text())}
+block = -(-(64 << 20) // k["kMinBlockSize"]) * k["kMinBlockSize"]   # rounded request
+assert block >= k["kMinLargeAlloc"]          # large enough for a segment of its own:
+segment = -(-block // k["kRoundLarge"]) * k["kRoundLarge"]          # rounded to kRoundLarge
+held = 4 * block                             # the list keeps all four blocks in use
+print(f"4 x 64 MiB held in a list: allocated {held:,}, reserved {4 * segment:,}")
+print(f"empty_cache, list alive: allocated {held:,}, reserved {4 * segment:,}")
+print(f"list cleared: allocated {0:,}, reserved {4 * segment:,}")
+print(f"empty_cache, list cleared: allocated {0:,}, reserved {0:,}")
+# --8<-- [end:predict_empty_cache]
+
 if not torch.cuda.is_available():   # the region below is a GPU-only block
     raise SystemExit(0)
 
 # --8<-- [start:claims_empty_cache]
 def report(label):
-    print(f"{label:28} allocated {torch.cuda.memory_allocated():>10,}"
-          f"  reserved {torch.cuda.memory_reserved():>10,}")
+    print(f"{label}: allocated {torch.cuda.memory_allocated():,}, "
+          f"reserved {torch.cuda.memory_reserved():,}")
 
 
 kept = [torch.empty(64 << 20, dtype=torch.uint8, device="cuda") for _ in range(4)]
