@@ -121,3 +121,18 @@ autograd_row = next(line for line in torch._C._dispatch_dump_table("aten::mul.Te
                     if line.startswith("AutogradCPU:"))
 print("dispatch table, AutogradCPU row:", autograd_row.split("/__w/pytorch/pytorch/")[1])
 # --8<-- [end:variable_type]
+
+# --8<-- [start:backend_select]
+# Factory functions have no tensor argument to take keys from. BackendSelect's
+# generated kernel (RegisterBackendSelect.cpp) computes the key from the arguments.
+from torchgen.gen import ComputeBackendSelect
+
+empty_strided = by_name["empty_strided"]
+print(ComputeBackendSelect(Target.DEFINITION, SelectiveBuilder.get_nop_selector())(empty_strided).strip())
+for op in ["aten::empty_strided", "aten::add.Tensor"]:
+    row = next(line for line in torch._C._dispatch_dump_table(op).splitlines()
+               if line.startswith("BackendSelect:"))
+    where = row.split("/__w/pytorch/pytorch/")[1]
+    kind = "fallthrough " * ("fallthrough" in row) + where[where.rindex("[") + 1:-1]
+    print(f"{op:<20} BackendSelect: {kind:<28} {where[:where.rindex(' [')]}")
+# --8<-- [end:backend_select]
