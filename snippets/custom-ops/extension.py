@@ -104,6 +104,21 @@ except RuntimeError as e:
     print("RuntimeError:", str(e).splitlines()[0])
 # --8<-- [end:call]
 
+# --8<-- [start:no_autograd]
+import warnings
+
+# Nothing is registered at the Autograd key yet: AutogradCPU is the fallback.
+a_leaf = torch.ones(3, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    out = torch.ops.extdemo.mul_add(a_leaf, torch.full((3,), 2.0), 1.0)
+    print("out.requires_grad:", out.requires_grad, "| grad_fn:", out.grad_fn.name())
+    out.sum().backward()
+for w in caught:
+    print(f"{w.category.__name__}: {str(w.message).split('. ')[0]}.")
+print("a_leaf.grad:", a_leaf.grad)
+# --8<-- [end:no_autograd]
+
 # --8<-- [start:fake]
 # Kernels in C++, fake and autograd registrations in Python: the usual split.
 @torch.library.register_fake("extdemo::mul_add")

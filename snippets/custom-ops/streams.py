@@ -3,7 +3,9 @@ import torch
 
 # --8<-- [start:cpu]
 print("CUDA available:", torch.cuda.is_available())
-print("accelerator:   ", torch.accelerator.current_accelerator())
+print("accelerator:   ", torch.accelerator.current_accelerator(),
+      "| available:", torch.accelerator.is_available(),
+      "| checked:", torch.accelerator.current_accelerator(check_available=True))
 
 # The CPU "stream" is a stub for device-agnostic code: every CPU kernel has
 # finished when the call returns.

@@ -3,13 +3,10 @@ import torch
 
 # --8<-- [start:keys]
 base = torch.ones(4)
-with torch.inference_mode():
-    inf = torch.ones(4)
 cases = {
     "plain": base,
     "int64 dtype": torch.ones(4, dtype=torch.int64),
     "requires_grad": torch.ones(4, requires_grad=True),
-    "inference_mode": inf,
     "meta device": torch.ones(4, device="meta"),
     "view base[1:]": base[1:],
     "sparse COO": base.to_sparse(),
@@ -23,19 +20,23 @@ for name, t in cases.items():
 DK = torch._C.DispatchKey
 
 
-def autograd_skipped():
-    """Is the Autograd functionality excluded for this thread right now?"""
-    return torch._C._dispatch_tls_local_exclude_set().has(DK.AutogradFunctionality)
+def excluded(key):
+    """Is `key` in this thread's excluded set right now?"""
+    return torch._C._dispatch_tls_local_exclude_set().has(key)
 
 
-print("plain:          autograd kernel skipped =", autograd_skipped())
-with torch.no_grad():
-    print("no_grad:        autograd kernel skipped =", autograd_skipped())
-with torch.inference_mode():
-    print("inference_mode: autograd kernel skipped =", autograd_skipped())
+def autocast_row(op):
+    """The kind of kernel in the AutocastCPU row of `op`'s table."""
+    row = next(line for line in torch._C._dispatch_dump_table(op).splitlines()
+               if line.startswith("AutocastCPU:"))
+    return ("fallthrough " if "fallthrough" in row else "") + row[row.rindex("[") + 1:-1]
 
-x = torch.ones(2, requires_grad=True)
-with torch.no_grad():
-    y = x * 2
-print("no_grad result: requires_grad =", y.requires_grad, "| keys:", torch._C._dispatch_keys(y))
+
+a, b = torch.ones(2, 2), torch.ones(2, 2)
+print("outside autocast: AutocastCPU excluded =", excluded(DK.AutocastCPU))
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    print("inside autocast:  AutocastCPU excluded =", excluded(DK.AutocastCPU))
+    print("  mm  ->", torch.mm(a, b).dtype, "| AutocastCPU row:", autocast_row("aten::mm"))
+    print("  add ->", torch.add(a, b).dtype, "| AutocastCPU row:", autocast_row("aten::add.Tensor"))
+print("tensor keys unchanged:", torch._C._dispatch_keys(a))
 # --8<-- [end:tls]

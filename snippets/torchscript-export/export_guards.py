@@ -88,6 +88,20 @@ print("partial graph:")
 print("\n".join(line for line in str(error.partial_fx_graph).strip().splitlines() if "# File:" not in line))
 # --8<-- [end:data_dependent]
 
+# --8<-- [start:data_dependent_strict]
+# strict=True: Dynamo analyses the bytecode of forward instead of running it.
+with contextlib.redirect_stderr(io.StringIO()):  # the partial graph, printed again
+    try:
+        export(SignSwitch(), (x,), strict=True)
+    except Exception as e:
+        strict_error = e
+print("type:", f"{type(strict_error).__module__}.{type(strict_error).__qualname__}")
+print("is a RuntimeError:", isinstance(strict_error, RuntimeError))
+message = str(strict_error).splitlines()
+print("\n".join(line.strip() for line in message[:2]))
+print("\n".join(line.strip() for line in message if line.lstrip().startswith(("Hint:", "For more details"))))
+# --8<-- [end:data_dependent_strict]
+
 
 # --8<-- [start:cond]
 class SignSwitchCond(torch.nn.Module):

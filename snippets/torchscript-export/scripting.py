@@ -8,7 +8,9 @@ import zipfile
 
 import torch
 
-warnings.simplefilter("default", DeprecationWarning)  # show deprecations raised inside torch
+# Show DeprecationWarnings raised inside torch. Python's default filters hide them,
+# even in a script run directly: the "Status" section shows what a script prints.
+warnings.simplefilter("default", DeprecationWarning)
 torch.manual_seed(0)
 torch.set_printoptions(precision=4)
 
