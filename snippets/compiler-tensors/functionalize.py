@@ -38,3 +38,9 @@ x = torch.ones(2, 3)
 out = aot_function(scale_first_row, fw_compiler=print_graph)(x)
 print("result:", out.tolist(), "| x afterwards:", x.tolist())
 # --8<-- [end:aot]
+
+# --8<-- [start:keep_mutations]
+x = torch.ones(2, 3)
+out = aot_function(scale_first_row, fw_compiler=print_graph, keep_inference_input_mutations=True)(x)
+print("result:", out.tolist(), "| x afterwards:", x.tolist())
+# --8<-- [end:keep_mutations]
