@@ -29,6 +29,21 @@ for i, br in enumerate(report.break_reasons, 1):
 print(report.break_reasons[0].reason)
 # --8<-- [end:explain_detail]
 
+# --8<-- [start:explain_forms]
+import os
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old_form = torch._dynamo.explain(noisy_step, sample)  # the form older articles show
+new_form = torch._dynamo.explain(noisy_step)(sample)
+for warning in caught:
+    print(f"{warning.category.__name__}, attributed to {os.path.basename(warning.filename)}:")
+    print(f"  {warning.message}")
+print("same counts either way:",
+      (old_form.graph_count, old_form.graph_break_count) == (new_form.graph_count, new_form.graph_break_count))
+# --8<-- [end:explain_forms]
+
 # --8<-- [start:fullgraph]
 torch._dynamo.reset()
 try:
