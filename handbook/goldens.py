@@ -47,7 +47,7 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gp
     for path in [] if gpu_only else site.stale:
         recordings.remove(root / path)
         changed.append(f"{path} (removed)")
-    if pages is None and not gpu_only:
+    if not gpu_only:  # anchors cost no execution: always those of every page
         recordings.write_anchors(source_anchors(root, docs_dir).anchors)
     print(f"torch {site.environment['torch']}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
     for path in changed:
