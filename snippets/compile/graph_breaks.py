@@ -15,6 +15,8 @@ def noisy_step(x):
     return torch.cos(y)
 
 
+import re
+
 sample = torch.linspace(0.1, 1.0, 8)  # fixed values: the branch is taken on every run
 torch._dynamo.reset()
 report = torch._dynamo.explain(noisy_step)(sample)
@@ -22,7 +24,9 @@ print("graph_count:", report.graph_count)
 print("graph_break_count:", report.graph_break_count)
 for i, br in enumerate(report.break_reasons, 1):
     frame = br.user_stack[-1]
-    print(f"break {i}: {br.reason.splitlines()[0]!r} in {frame.name} at line {frame.lineno}")
+    # The source line itself, not its number: the same whether this runs from a file or a notebook.
+    function = re.sub(r"_at_\d+$", "_at_<line>", frame.name)
+    print(f"break {i}: {br.reason.splitlines()[0]!r} in {function}: {frame.line}")
 # --8<-- [end:explain]
 
 # --8<-- [start:explain_detail]

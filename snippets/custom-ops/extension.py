@@ -144,6 +144,7 @@ print(torch.library.opcheck(torch.ops.extdemo.mul_add.default, args))
 # --8<-- [end:fake]
 
 # --8<-- [start:py_frames]
+import gc
 import sys
 
 
@@ -156,11 +157,13 @@ def python_frames(fn, *args):
         nonlocal count
         count += event == "call"
 
+    gc.disable()  # a collection during the call would run Python finalizers and count them
     sys.setprofile(tracer)
     try:
         fn(*args)
     finally:
         sys.setprofile(None)
+        gc.enable()
     return count
 
 
