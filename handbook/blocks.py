@@ -90,6 +90,22 @@ def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
     return textwrap.dedent("\n".join(body)), path_text, start + 1
 
 
+def expand_includes(markdown: str, root: Path, where: str) -> str:
+    """The Markdown with every snippet include line replaced by what it includes (as
+    pymdownx.snippets does on the page), for readers of the source such as notebooks.
+    Source excerpts (`pytorch:` targets) are not snippets and are left alone."""
+    lines = []
+    for number, line in enumerate(markdown.splitlines(), 1):
+        include = INCLUDE.match(line)
+        if include and not include["target"].startswith("pytorch:"):
+            indent = line[: len(line) - len(line.lstrip())]
+            code = read_region(root, include["target"], f"{where}:{number}")[0]
+            lines += [indent + text if text else text for text in code.splitlines()]
+        else:
+            lines.append(line)
+    return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
+
+
 def scan_page(root: Path, docs_dir: str, page: str) -> Page:
     """Return the executed blocks of `docs_dir/page`, in page order."""
     page_file = f"{docs_dir}/{page}"

@@ -16,7 +16,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from handbook import notebooks, prose_guard, rendering, site_report, source_map, versioned_prose, what_changed
-from handbook.blocks import BlockError, scan_docs
+from handbook.blocks import BlockError, expand_includes, scan_docs
 from handbook.environment import installed_torch, minor_version
 from handbook.execution import SiteRun, cache_root, execute
 from handbook.quotes import resolve_quotes
@@ -121,7 +121,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             # Lines kept: the notebook finds each block by its line in the page.
             markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page_path).markdown
             outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
-            notebook = notebooks.chapter_notebook(markdown, page, outputs, self.site.environment["torch"], lambda text, p=page_path: self.linker.rewrite(text, p, plain=True).markdown)
+            notebook = notebooks.chapter_notebook(markdown, page, outputs, self.site.environment["torch"], lambda text, p=page_path: self._notebook_prose(text, p))
             path = notebooks.notebook_path(page_path)
             notebooks.write(notebook, directory / path)
             written.append(File(path, src_dir=str(directory), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
@@ -159,6 +159,11 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if errors:
             return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)]
         return []
+
+    def _notebook_prose(self, markdown: str, page: str) -> str:
+        """A text cell: snippet includes expanded, source links as plain links at this tag."""
+        expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
+        return self.linker.rewrite(expanded, page, plain=True).markdown
 
     def _quoted(self, markdown: str, page: str):
         return resolve_quotes(markdown, page, self._output_of)

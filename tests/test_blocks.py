@@ -46,3 +46,11 @@ def test_missing_region_names_the_expected_markers(project):
 def test_blocks_know_their_section(project):
     project.write("docs/p.md", '# P\n\n```python exec="on"\nprint(0)\n```\n\n## Views and copies\n\n```python exec="on"\nprint(1)\n## a comment, not a heading\n```\n\n### Detail\n\n```python exec="on"\nprint(2)\n```\n')
     assert [b.section for b in scan_page(project.root, "docs", "p.md").blocks] == ["", "Views and copies", "Views and copies"]
+
+
+def test_includes_expand_as_on_the_page(project):
+    from handbook.blocks import expand_includes
+
+    project.write("snippets/t/x.cpp", "// --8<-- [start:body]\n    int x = 1;\n// --8<-- [end:body]\n")
+    markdown = '```cpp\n--8<-- "snippets/t/x.cpp:body"\n```\n\n--8<-- "pytorch:c10/core/TensorImpl.h#TensorImpl"\n'
+    assert expand_includes(markdown, project.root, "docs/p.md") == '```cpp\nint x = 1;\n```\n\n--8<-- "pytorch:c10/core/TensorImpl.h#TensorImpl"\n'
