@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from handbook.cache import CACHE_DIR_VARIABLES
+
 REPO = Path(__file__).resolve().parent.parent
 
 PROJECT_CONFIG = """
@@ -35,6 +37,12 @@ markdown_extensions:
 """
 
 
+def checkout_environment() -> dict[str, str]:
+    """A build started in another directory imports this checkout's `handbook`, not the one
+    the environment has installed (an editable install may point at another checkout)."""
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
 class Project:
     """A minimal handbook in a temporary directory, built like the real one."""
 
@@ -51,9 +59,14 @@ class Project:
         path.write_text(textwrap.dedent(text).lstrip("\n"))
         return path
 
+    def environment(self, **env: str) -> dict[str, str]:
+        # Its caches are its own, under HANDBOOK_CACHE_DIR, even where this process has set
+        # torch's cache locations (the pipeline, run in-process by other tests, does).
+        inherited = {key: value for key, value in os.environ.items() if key not in CACHE_DIR_VARIABLES}
+        return {**inherited, **checkout_environment(), "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(self.root / ".cache"), **env}
+
     def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(self.root / ".cache"), **(env or {})}
-        return subprocess.run([sys.executable, *args], cwd=self.root, env=environment, capture_output=True, text=True, timeout=600)
+        return subprocess.run([sys.executable, *args], cwd=self.root, env=self.environment(**(env or {})), capture_output=True, text=True, timeout=600)
 
     def build(self, **env: str) -> subprocess.CompletedProcess:
         return self.run("-m", "mkdocs", "build", env=env)
@@ -83,7 +96,7 @@ def deployed(project) -> tuple[Project, Path]:
     for release in ("2.13.0", "2.14.1"):
         (project.root / "recordings" / f"torch-{release}").mkdir(parents=True, exist_ok=True)
     identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    env = {**tool_environment(), **identity, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(project.root / ".cache")}
+    env = {**tool_environment(), **checkout_environment(), **identity, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(project.root / ".cache")}
     run = lambda *args: subprocess.run(args, cwd=project.root, env=env, check=True, capture_output=True, text=True)  # noqa: E731
     run("git", "init", "-q", "-b", "main")
     run("git", "commit", "-q", "--allow-empty", "-m", "start")

@@ -133,11 +133,10 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
     if layout == "environment inside the tree":
         bin_dir = environment_inside(project.root / ".venv")
     python = str(bin_dir / "python")
-    env = {
-        **os.environ, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE": "0", "HANDBOOK_CACHE_DIR": str(project.root / ".cache"),
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-    }
+    env = project.environment(
+        HANDBOOK_CACHE="0", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t",
+    )
 
     def launch(*command: str) -> None:
         result = subprocess.run(command, cwd=project.root, env=env, capture_output=True, text=True, timeout=600)
