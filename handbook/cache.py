@@ -10,22 +10,24 @@ ignored and recomputed.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 from pathlib import Path
 
-from handbook import normalise, page_process, preload, runner
+from handbook import runner
 from handbook.blocks import Page
 from handbook.runner import BlockRun
 
-ENGINE_MODULES = (runner, page_process, preload, normalise)
+# Read, not imported: importing `preload` would load torch into the build process.
+ENGINE_MODULES = ("handbook.runner", "handbook.page_process", "handbook.preload", "handbook.normalise")
 FORMAT = 1
 
 
 def engine_version() -> str:
     digest = hashlib.sha256()
     for module in ENGINE_MODULES:
-        digest.update(Path(module.__file__).read_bytes())
+        digest.update(Path(importlib.util.find_spec(module).origin).read_bytes())
     return digest.hexdigest()[:16]
 
 
