@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,29 @@ class Project:
     def recordings(self) -> dict[str, str]:
         base = self.root / "recordings"
         return {p.relative_to(base).as_posix(): p.read_text() for p in sorted(base.rglob("*.txt"))} if base.exists() else {}
+
+
+def seconds_in_fresh_interpreter(source: str, give_up_after: float = 120) -> float:
+    """Run `source`, which prints the seconds its own work took, in a new interpreter of this
+    checkout (a runaway regular expression cannot be interrupted in-process); fail the test
+    if it has not finished after `give_up_after` seconds."""
+    started = time.perf_counter()
+    command = [sys.executable, "-c", textwrap.dedent(source)]
+    try:
+        result = subprocess.run(command, cwd=REPO, env={**os.environ, **checkout_environment()}, capture_output=True, text=True, timeout=give_up_after)
+    except subprocess.TimeoutExpired:
+        result = None
+    if result is None:
+        pytest.fail(f"still running after {give_up_after:g} s (stopped)", pytrace=False)
+    assert result.returncode == 0, result.stderr
+    print(f"{float(result.stdout):.2f} s of work, {time.perf_counter() - started:.2f} s with the interpreter")
+    return float(result.stdout)
+
+
+@pytest.fixture
+def timed():
+    """`timed(source)`: the seconds that `source` says its work took, in a fresh interpreter."""
+    return seconds_in_fresh_interpreter
 
 
 @pytest.fixture

@@ -150,6 +150,36 @@ def test_output_is_text_and_long_output_is_cut_on_the_page(project):
     assert "more line(s) not shown" in html
 
 
+HUGE_LINE = """
+# Demo
+
+## Output
+
+See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on"
+print({line})
+```
+"""
+
+
+def test_one_huge_line_is_recorded_whole_cut_on_the_page_and_diffed_readably(project):
+    project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 5_000_000'))
+    assert project.goldens().returncode == 0
+    assert project.recordings()["torch-2.13.0/demo/block-1.txt"] == "x" * 5_000_000 + "\n"
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    html = (project.root / "site/demo/index.html").read_text()
+    assert "4,990,000 more character(s) not shown; the whole output is in recordings/torch-2.13.0/demo/block-1.txt" in html
+    assert len(html) < 100_000
+    project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 4_000_000 + "y" + "x" * 999_999'))
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/demo.md, block 1 (block-1), docs/demo.md:8: the output differs from its recording" in result.stderr
+    assert "+[3,999,900 characters]…" + "x" * 100 + "y" in result.stderr
+    assert len(result.stderr) < 10_000
+
+
 def test_gpu_block_without_gpu_says_nothing_is_recorded(project):
     project.write("docs/demo.md", '''
         # Demo
