@@ -20,7 +20,7 @@ from handbook.blocks import Page
 from handbook.runner import BlockRun
 
 # Read, not imported: importing `preload` would load torch into the build process.
-ENGINE_MODULES = ("handbook.runner", "handbook.page_process", "handbook.preload", "handbook.normalise")
+ENGINE_MODULES = ("handbook.runner", "handbook.page_process", "handbook.processes", "handbook.preload", "handbook.normalise")
 FORMAT = 1
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import runner
-from handbook.blocks import Block, Page, scan_docs
+from handbook.blocks import Block, BlockError, Page, scan_docs
 from handbook.environment import describe, gpu_possible, installed_torch, release_of
 from handbook.cache import ExecutionCache, cache_key
 from handbook.normalise import normalise
@@ -68,6 +68,7 @@ class BlockResult:
     seconds: float = 0.0
     recording: str = ""  # repository-relative path of its recording
     gpu: GpuRecording | None = None
+    leftovers: list[str] = field(default_factory=list)  # processes it left running, killed at the end of its page
 
     @property
     def passed(self) -> bool:
@@ -113,7 +114,13 @@ def has_cuda(env: dict[str, str]) -> bool:
 
 
 def _job(page: Page, cuda: bool) -> PageJob:
-    blocks = [BlockJob(b.code, b.origin_file, b.origin_line, runner.block_timeout(b.options), run=cuda or b.device != "cuda") for b in page.blocks]
+    blocks = []
+    for b in page.blocks:
+        try:
+            timeout, memory = runner.block_timeout(b.options), runner.block_memory(b.options)
+        except runner.SettingError as error:
+            raise BlockError(f"docs/{page.path}:{b.page_line} (block {b.index}): {error}") from error
+        blocks.append(BlockJob(b.code, b.origin_file, b.origin_line, timeout, run=cuda or b.device != "cuda", memory=memory))
     return PageJob(page.path, blocks)
 
 
@@ -178,7 +185,7 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
 def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> BlockResult:
     """Compare one block's run with its recording."""
     path = recordings.relative(recordings.path(block))
-    result = BlockResult(block, run.status, run.output, run.error, run.seconds, path)
+    result = BlockResult(block, run.status, run.output, run.error, run.seconds, path, leftovers=run.leftovers)
     if block.device == "cuda":
         result.gpu = recordings.read_gpu(block)
         if not cuda:

@@ -18,7 +18,8 @@ from mkdocs.structure.files import File
 from handbook import notebooks, rendering, site_report, source_map, versioned_prose, what_changed
 from handbook.blocks import BlockError
 from handbook.execution import SiteRun, execute
-from handbook.report import failure_report, write_report
+from handbook.report import failure_report, killed_processes, write_report
+from handbook.runner import SettingError
 from handbook.source_links import Citation, SourceLinker, sections_without_links
 from handbook.sources import SourceError, SourceTree
 
@@ -57,10 +58,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         problems = self._check_source_links(files)
         try:
             self.site = execute(self.root, self.docs_dir)
-        except BlockError as error:
+        except (BlockError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
         log.info(f"executed {len(executed)} page(s) in {self.site.seconds:.1f} s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache")
+        for line in killed_processes(self.site):
+            log.info(line)
         if not self.site.ok:
             problems.append(failure_report(self.site))
         config.extra["handbook"] = {key: self.site.environment[key] for key in ("torch", "git_version", "python", "device")}

@@ -16,7 +16,7 @@ from handbook.execution import BlockResult
 from handbook.report import describe
 
 # Fence options that the engine reads; they are not HTML attributes.
-ENGINE_OPTIONS = ("timeout", "device")
+ENGINE_OPTIONS = ("timeout", "device", "memory")
 MAX_LINES = 80
 MAX_CHARS = 10_000
 
