@@ -3,12 +3,21 @@
 `recordings/torch-<release>/<page>/<block id>.txt` holds a CPU block's output.
 A GPU-only block's recording, `<block id>.cuda.txt`, starts with its provenance
 (device, torch, date) above a separator line.
+
+A release's recordings change as a whole (see `staged`): a re-recording killed at
+any moment leaves them as they were or fully updated.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import difflib
+import os
 import re
+import shutil
+import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,6 +168,7 @@ class Recordings:
             head = "".join(f"{key}: {provenance[key]}\n" for key in ("device", "torch", "recorded"))
             text = f"{head}{PROVENANCE_END}\n{output}"
         path.write_text(text + "\n", encoding="utf-8")
+        _fault_point("writing")
 
     def remove(self, path: Path) -> None:
         path.unlink()
@@ -166,3 +176,69 @@ class Recordings:
             if parent == self.directory or not parent.is_dir() or any(parent.iterdir()):
                 break
             parent.rmdir()
+
+
+def _fault_point(name: str) -> None:
+    """Tests kill a real re-recording here (`HANDBOOK_GOLDENS_KILL_AT=<name>`), as a user's ^C or a CI timeout would."""
+    if os.environ.get("HANDBOOK_GOLDENS_KILL_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _stage_paths(home: Path) -> tuple[Path, Path]:
+    """Beside `home`, so that renames stay on one filesystem; hidden, and ignored by git."""
+    return home.with_name(f".{home.name}.new"), home.with_name(f".{home.name}.old")
+
+
+RENAME_EXCHANGE = 2  # <linux/fs.h>
+AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two directories in one atomic step (renameat2); False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    return renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE) == 0
+
+
+def recover_stage(home: Path) -> None:
+    """Finish or undo what a killed re-recording left beside `home`.
+
+    With an atomic exchange, `home` is always whole (old or new), so a leftover stage is
+    removed. Where two renames were needed, a kill between them leaves `home` missing
+    and a complete stage beside it, which is swapped in."""
+    new, old = _stage_paths(home)
+    if not home.exists() and old.is_dir() and new.is_dir():
+        os.rename(new, home)
+    for leftover in (new, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def staged(recordings: Recordings) -> Iterator[Recordings]:
+    """The release's recordings to change, as a copy that replaces them whole when the block
+    ends without an error (and is dropped when it raises)."""
+    home = recordings.home
+    new, old = _stage_paths(home)
+    recover_stage(home)
+    if home.is_dir():
+        shutil.copytree(home, new, symlinks=True)
+    else:
+        new.mkdir(parents=True)
+    try:
+        yield Recordings(recordings.root, recordings.release, new)
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    _fault_point("staged")
+    if not home.exists():
+        os.rename(new, home)
+    elif _exchange(new, home):
+        old = new  # it now holds what `home` held
+    else:
+        os.rename(home, old)
+        _fault_point("half-swapped")
+        os.rename(new, home)
+    _fault_point("swapped")
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,8 +1,10 @@
 from pathlib import Path
 
+import pytest
+
 from handbook.blocks import Block, Page
 from handbook.environment import release_of
-from handbook.recordings import Recordings, unified_diff
+from handbook.recordings import Recordings, recover_stage, staged, unified_diff
 
 
 def block(page="ch.md", id_="b", **options):
@@ -87,3 +89,37 @@ def test_diff_time_is_linear_on_megabytes(timed):
         print(time.perf_counter() - started)
     """)
     assert seconds < 10
+
+
+def test_staged_recordings_change_only_when_swapped_in(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.write(block(id_="old"), "1")
+    with staged(recordings) as stage:
+        stage.write(block(id_="new"), "2")
+        stage.remove(stage.path(block(id_="old")))
+        assert stage.relative(stage.path(block(id_="new"))) == "recordings/torch-2.13.0/ch/new.txt"
+        assert [p.name for p in recordings.all_files()] == ["old.txt"]
+    assert [p.name for p in recordings.all_files()] == ["new.txt"]
+    assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]
+
+
+def test_staged_recordings_are_dropped_when_recording_fails(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.write(block(id_="old"), "1")
+    with pytest.raises(RuntimeError), staged(recordings) as stage:
+        stage.write(block(id_="new"), "2")
+        raise RuntimeError("a block failed")
+    assert [p.name for p in recordings.all_files()] == ["old.txt"]
+    assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]
+
+
+def test_a_kill_between_two_renames_is_finished_by_the_next_run(tmp_path: Path):
+    """Where the system cannot exchange two directories, `home` is moved away before the stage
+    takes its place; the next run finds a complete stage and no `home`."""
+    home = Recordings(tmp_path, "2.13.0").home
+    (tmp_path / "recordings/.torch-2.13.0.old/ch").mkdir(parents=True)
+    (tmp_path / "recordings/.torch-2.13.0.new/ch").mkdir(parents=True)
+    (tmp_path / "recordings/.torch-2.13.0.new/ch/b.txt").write_text("new\n")
+    recover_stage(home)
+    assert (home / "ch/b.txt").read_text() == "new\n"
+    assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]
