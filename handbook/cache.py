@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from handbook import runner
@@ -71,8 +72,17 @@ class ExecutionCache:
     def store(self, key: str, runs: list[BlockRun]) -> None:
         if not self.enabled or any(run.status not in runner.SUCCESS for run in runs):
             return
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"runs": [vars(run) for run in runs]}), encoding="utf-8")
-        temporary.replace(path)
+        write_atomically(self._path(key), json.dumps({"runs": [vars(run) for run in runs]}))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Readers, in this build or a concurrent one, see the old file or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
