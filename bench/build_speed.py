@@ -9,8 +9,12 @@ has imported torch stays up between builds. Phases, in order:
 4. rebuild after editing one block of one page;
 5. every page's own execution, serially, one worker, caches emptied first.
 
-Peak memory is the largest sum of resident memory over this process and all its
-descendants, sampled every 50 ms.
+Peak memory is the largest memory held by this process and all its descendants,
+sampled every 50 ms, as the sum of their proportional set sizes (PSS: a page of
+memory that n processes share counts 1/n in each, so the sum is what the tree holds;
+every page process shares the ~150 MB of torch it inherited from the fork server).
+The sum of resident set sizes, which counts such a page once per process, is
+printed beside it.
 """
 
 from __future__ import annotations
@@ -31,33 +35,42 @@ COPIED = ("docs", "snippets", "recordings", "source-index", "overrides", "handbo
 class PeakMemory(threading.Thread):
     def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.peak = 0
+        self.peak_pss = 0
+        self.peak_rss = 0
         self.running = True
 
     @staticmethod
-    def tree_rss(root: int) -> int:
+    def tree(root: int) -> list[int]:
         parents: dict[int, int] = {}
-        rss: dict[int, int] = {}
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             try:
                 stat = Path(f"/proc/{entry}/stat").read_text()
-                fields = stat.rsplit(")", 1)[1].split()
-                parents[int(entry)] = int(fields[1])
-                rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
                 continue
-        total, stack = 0, [root]
+        found, stack = [], [root]
         while stack:
             pid = stack.pop()
-            total += rss.get(pid, 0)
+            found.append(pid)
             stack += [child for child, parent in parents.items() if parent == pid]
-        return total
+        return found
+
+    @staticmethod
+    def memory(pid: int) -> tuple[int, int]:
+        """(PSS, RSS) of one process, in bytes."""
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+            return int(fields["Pss"].split()[0]) * 1024, int(fields["Rss"].split()[0]) * 1024
+        except (OSError, KeyError, ValueError, IndexError):
+            return 0, 0
 
     def run(self) -> None:
         while self.running:
-            self.peak = max(self.peak, self.tree_rss(os.getpid()))
+            sizes = [self.memory(pid) for pid in self.tree(os.getpid())]
+            self.peak_pss = max(self.peak_pss, sum(pss for pss, _ in sizes))
+            self.peak_rss = max(self.peak_rss, sum(rss for _, rss in sizes))
             time.sleep(0.05)
 
 
@@ -152,7 +165,14 @@ def main() -> int:
     print("\nper page, serial execution:")
     for page, value in sorted(pages.items(), key=lambda item: -item[1]):
         print(f"  {page:<42}{value:>10.2f}")
-    print(f"\ncores: {os.cpu_count()}  peak memory (build process tree): {memory.peak / 2**20:.0f} MiB")
+    from handbook.runner import limits
+
+    chosen = limits()
+    print(f"\npages at once: {chosen.workers}, each limited to {chosen.page_memory / 2**30:.1f} GiB ({chosen.page_memory_source})")
+    print(f"cores: {os.cpu_count()}  peak memory of the build process tree: {memory.peak_pss / 2**20:.0f} MiB"
+          f" (resident sizes summed per process: {memory.peak_rss / 2**20:.0f} MiB)")
+    print(f"peak_mib: {memory.peak_pss / 2**20:.0f}")
+    print(f"peak_rss_sum_mib: {memory.peak_rss / 2**20:.0f}")
     print(f"nochange_over_render: {nochange / render:.2f}")
     print(f"clean_over_limit: {clean / (serial + render):.2f}")
     print(f"edit_over_page: {edited / (pages[args.page] + render):.2f}")

@@ -10,22 +10,25 @@ ignored and recomputed.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import tempfile
 from pathlib import Path
 
-from handbook import normalise, page_process, preload, runner
+from handbook import runner
 from handbook.blocks import Page
 from handbook.runner import BlockRun
 
-ENGINE_MODULES = (runner, page_process, preload, normalise)
+# Read, not imported: importing `preload` would load torch into the build process.
+ENGINE_MODULES = ("handbook.runner", "handbook.page_process", "handbook.processes", "handbook.preload", "handbook.normalise")
 FORMAT = 1
 
 
 def engine_version() -> str:
     digest = hashlib.sha256()
     for module in ENGINE_MODULES:
-        digest.update(Path(module.__file__).read_bytes())
+        digest.update(Path(importlib.util.find_spec(module).origin).read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -69,8 +72,17 @@ class ExecutionCache:
     def store(self, key: str, runs: list[BlockRun]) -> None:
         if not self.enabled or any(run.status not in runner.SUCCESS for run in runs):
             return
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"runs": [vars(run) for run in runs]}), encoding="utf-8")
-        temporary.replace(path)
+        write_atomically(self._path(key), json.dumps({"runs": [vars(run) for run in runs]}))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Readers, in this build or a concurrent one, see the old file or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import runner
-from handbook.blocks import Block, Page, scan_docs
+from handbook.blocks import Block, BlockError, Page, scan_docs
 from handbook.environment import describe, gpu_possible, installed_torch, release_of
-from handbook.cache import ExecutionCache, cache_key
+from handbook.cache import ExecutionCache, cache_key, write_atomically
 from handbook.normalise import normalise
 from handbook.recordings import GpuRecording, Recordings, nearest_release, unified_diff
 from handbook.runner import BlockJob, BlockRun, PageJob
@@ -36,28 +36,12 @@ def prepare_process_environment(root: Path) -> None:
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(caches / "inductor"))
     # One directory per torch: an extension built against one torch must not be loaded by another.
     os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(caches / "torch_extensions" / installed_torch().version))
-    remove_stale_build_locks(Path(os.environ["TORCH_EXTENSIONS_DIR"]))
     # One compile worker per page: pages already run in parallel, one per core.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     # Set and dict-of-str orders must not change between builds.
     os.environ.setdefault("PYTHONHASHSEED", "0")
     # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-
-
-STALE_LOCK_SECONDS = 300
-
-
-def remove_stale_build_locks(directory: Path) -> None:
-    """A C++ extension build killed mid-way (a timeout) leaves its `lock` file, and every later
-    build of that extension would wait for it forever. No build here takes five minutes."""
-    now = time.time()
-    for lock in directory.glob("*/lock"):
-        try:
-            if now - lock.stat().st_mtime > STALE_LOCK_SECONDS:
-                lock.unlink()
-        except OSError:
-            pass
 
 
 @dataclass
@@ -70,6 +54,7 @@ class BlockResult:
     recording: str = ""  # repository-relative path of its recording
     gpu: GpuRecording | None = None
     predicted: BlockResult | None = None  # the GPU-only block this one predicts (`predicts=`)
+    leftovers: list[str] = field(default_factory=list)  # processes it left running, killed at the end of its page
 
     @property
     def passed(self) -> bool:
@@ -118,7 +103,13 @@ def has_cuda(env: dict[str, str]) -> bool:
 
 
 def _job(page: Page, cuda: bool) -> PageJob:
-    blocks = [BlockJob(b.code, b.origin_file, b.origin_line, runner.block_timeout(b.options), run=cuda or b.device != "cuda") for b in page.blocks]
+    blocks = []
+    for b in page.blocks:
+        try:
+            timeout, memory = runner.block_timeout(b.options), runner.block_memory(b.options)
+        except runner.SettingError as error:
+            raise BlockError(f"docs/{page.path}:{b.page_line} (block {b.index}): {error}") from error
+        blocks.append(BlockJob(b.code, b.origin_file, b.origin_line, timeout, run=cuda or b.device != "cuda", memory=memory))
     return PageJob(page.path, blocks)
 
 
@@ -184,7 +175,7 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
 def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> BlockResult:
     """Compare one block's run with its recording."""
     path = recordings.relative(recordings.path(block))
-    result = BlockResult(block, run.status, run.output, run.error, run.seconds, path)
+    result = BlockResult(block, run.status, run.output, run.error, run.seconds, path, leftovers=run.leftovers)
     if block.device == "cuda":
         result.gpu = recordings.read_gpu(block)
         if not cuda:
@@ -252,8 +243,7 @@ class PageTimings:
 
     def save(self) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(self.seconds, indent=1, sort_keys=True), encoding="utf-8")
+            write_atomically(self.path, json.dumps(self.seconds, indent=1, sort_keys=True))
         except OSError:
             pass  # an ordering hint only
 

@@ -3,6 +3,8 @@
 Blocks run as in the build (cache included). If any block fails to run, no
 recording is written or removed. Otherwise every executed block's output is
 recorded, recordings without a block are removed, and the changed files are listed.
+The release's recordings are changed on a copy swapped in whole: killed at any
+moment, this leaves them as they were or fully updated.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from handbook.execution import execute, has_cuda
 from handbook.environment import release_of
-from handbook.recordings import Recordings
+from handbook.recordings import Recordings, staged
 from handbook.report import failure_report
 from handbook.source_links import source_anchors
 
@@ -33,22 +35,24 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gp
         print("\nno recording was changed: fix the failing blocks first", file=sys.stderr)
         return 1
     recordings = Recordings(root, release_of(site.environment["torch"]))
+    anchors = None if gpu_only else source_anchors(root, docs_dir).anchors  # they cost no execution: every page's
     changed = []
-    for result in site.all_results():
-        if result.status not in RECORDABLE or (gpu_only and result.block.device != "cuda"):
-            continue
-        provenance = None
-        if result.block.device == "cuda" and has_cuda(site.environment):
-            device = site.environment["device"].removeprefix("cuda: ")
-            provenance = {"device": device, "torch": site.environment["torch"], "recorded": date.today().isoformat()}
-        if result.status in {"drift", "unrecorded"}:
-            changed.append(recordings.relative(recordings.path(result.block)))
-        recordings.write(result.block, result.output, provenance)
-    for path in [] if gpu_only else site.stale:
-        recordings.remove(root / path)
-        changed.append(f"{path} (removed)")
-    if not gpu_only:  # anchors cost no execution: always those of every page
-        recordings.write_anchors(source_anchors(root, docs_dir).anchors)
+    with staged(recordings) as stage:
+        for result in site.all_results():
+            if result.status not in RECORDABLE or (gpu_only and result.block.device != "cuda"):
+                continue
+            provenance = None
+            if result.block.device == "cuda" and has_cuda(site.environment):
+                device = site.environment["device"].removeprefix("cuda: ")
+                provenance = {"device": device, "torch": site.environment["torch"], "recorded": date.today().isoformat()}
+            if result.status in {"drift", "unrecorded"}:
+                changed.append(recordings.relative(recordings.path(result.block)))
+            stage.write(result.block, result.output, provenance)
+        for path in [] if gpu_only or not site.stale else stage.stale(site.pages):
+            stage.remove(path)
+            changed.append(f"{stage.relative(path)} (removed)")
+        if anchors is not None:
+            stage.write_anchors(anchors)
     print(f"torch {site.environment['torch']}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
     for path in changed:
         print(f"  {path}")

@@ -1,6 +1,12 @@
 """Output normalisers: the complete, explicit list of what is rewritten before
 an output is recorded or compared. Each exists because the text it replaces
-differs between runs or machines while meaning the same thing."""
+differs between runs or machines while meaning the same thing.
+
+Each normaliser takes time linear in its input (a block may print megabytes):
+plain string replacement, or a regular expression that cannot backtrack over
+more than a bounded stretch. `tests/test_normalise.py` feeds each one an
+adversarial multi-megabyte input.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,11 @@ import re
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 # Object addresses such as `<Foo object at 0x7f3a1c2b9e50>` change every run.
 ADDRESS = re.compile(r"\b0x[0-9a-f]{8,16}\b")
-TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
 def path_replacements(repo_root: Path) -> list[tuple[str, str]]:
@@ -40,11 +46,35 @@ LOG_PREFIX = re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ ", re.MULT
 TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
 
 
-def normalise(text: str, repo_root: Path) -> str:
+def installation_paths(text: str, repo_root: Path) -> str:
     for before, after in path_replacements(repo_root):
         text = text.replace(before, after)
-    text = LOG_PREFIX.sub(r"\1 ", text)
-    text = TEMP_PATH.sub("<tmp>", text)
-    text = ADDRESS.sub("0x...", text)
-    text = TRAILING_SPACE.sub("", text)
-    return text.rstrip("\n")
+    return text
+
+
+def log_prefixes(text: str, repo_root: Path) -> str:
+    return LOG_PREFIX.sub(r"\1 ", text)
+
+
+def temporary_paths(text: str, repo_root: Path) -> str:
+    return TEMP_PATH.sub("<tmp>", text)
+
+
+def addresses(text: str, repo_root: Path) -> str:
+    return ADDRESS.sub("0x...", text)
+
+
+def trailing_whitespace(text: str, repo_root: Path) -> str:
+    # Line by line: the regular expression `[ \t]+$` is quadratic in a long run of
+    # spaces that does not end its line.
+    return "\n".join(line.rstrip(" \t") for line in text.split("\n")).rstrip("\n")
+
+
+# In the order they apply.
+NORMALISERS: tuple[Callable[[str, Path], str], ...] = (installation_paths, log_prefixes, temporary_paths, addresses, trailing_whitespace)
+
+
+def normalise(text: str, repo_root: Path) -> str:
+    for normaliser in NORMALISERS:
+        text = normaliser(text, repo_root)
+    return text

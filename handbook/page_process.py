@@ -3,9 +3,11 @@
 This module runs in a child forked from a server that has already imported torch
 (see `preload.py`), so a page pays no import. It reports to the parent through a
 pipe: ("start", i, capture_path) before block i, ("done", i, status, error,
-seconds) after it, and ("finished",) at the end. Output goes to the capture file
-at the file-descriptor level, so C++ and logging output is caught too; the parent
-reads the file, which survives a crash or a kill.
+seconds, spawned) after it (`spawned`: pids of the processes first seen running
+after block i), ("leftovers", [(i, command line), ...]) for the processes still
+running when the page ends, which it has killed, and ("finished",) at the end.
+Output goes to the capture file at the file-descriptor level, so C++ and logging
+output is caught too; the parent reads the file, which survives a crash or a kill.
 """
 
 from __future__ import annotations
@@ -23,7 +25,12 @@ import traceback
 import warnings
 from pathlib import Path
 
+from handbook import processes
+
 THIS_FILE = os.path.abspath(__file__)
+# A recorded output is meant to be read; past this, a block fails (the parent also
+# kills one that goes on printing, before it fills the disk).
+MAX_OUTPUT_BYTES = 64 * 2**20
 
 
 def _libc_flush() -> None:
@@ -85,21 +92,30 @@ def format_failure(error: BaseException) -> str:
     return "".join(trace.format()).rstrip()
 
 
+def too_much_output() -> str:
+    limit = MAX_OUTPUT_BYTES // 2**20
+    return f"the block printed more than {limit} MiB, the most a block may print"
+
+
 def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_path: list[str]) -> None:
     """Run `blocks` (dicts with code, file, line, run) and report each through `conn`.
 
     `search_path` replaces `sys.path`: what a page prints must not depend on how the
     build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
+    processes.become_subreaper()  # and so that what it started cannot leave its tree
     os.chdir(tempfile.mkdtemp(prefix="page-"))
     sys.path[:] = search_path
     _unbuffered_c_stdio()
     _python_streams()
     _fresh_state()
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+    started_by: dict[int, int] = {}  # pid -> the block after which it was first seen
+    last_run = 0
     for index, block in enumerate(blocks):
         if not block["run"]:
             continue
+        last_run = index
         capture = Path(capture_dir) / f"{index}.out"
         fd = os.open(capture, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         conn.send(("start", index, str(capture)))
@@ -117,9 +133,17 @@ def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_
         sys.stdout.flush()
         sys.stderr.flush()
         _libc_flush()
-        conn.send(("done", index, status, error, time.perf_counter() - started))
+        if status == "ok" and os.stat(capture).st_size > MAX_OUTPUT_BYTES:
+            status, error = "output", too_much_output()
+        spawned = [p.pid for p in processes.descendants(os.getpid()) if p.pid not in started_by]
+        started_by.update((pid, index) for pid in spawned)
+        conn.send(("done", index, status, error, time.perf_counter() - started, spawned))
         if status != "ok":
             break
+    # Nothing a page started outlives it: not its children, nor what left its process group.
+    killed = processes.end_descendants(os.getpid())
+    processes.reap_children()
+    conn.send(("leftovers", [(started_by.get(k.pid, last_run), k.command) for k in killed]))
     conn.send(("finished",))
     conn.close()
     # Skip interpreter teardown: atexit handlers of the page's libraries must not

@@ -21,7 +21,8 @@ from handbook.environment import installed_torch, minor_version
 from handbook.execution import SiteRun, cache_root, execute
 from handbook.quotes import resolve_quotes
 from handbook.recordings import recorded_releases
-from handbook.report import failure_report, write_report
+from handbook.report import failure_report, killed_processes, write_report
+from handbook.runner import SettingError
 from handbook.source_links import Citation, SourceLinker, sections_without_links
 from handbook.sources import SourceError, SourceTree
 
@@ -90,10 +91,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         problems = self._check_source_links(files)
         try:
             self.site = execute(self.root, self.docs_dir)
-        except BlockError as error:
+        except (BlockError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
         log.info(f"executed {len(executed)} page(s) in {self.site.seconds:.1f} s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache")
+        for line in killed_processes(self.site):
+            log.info(line)
         if not self.site.ok:
             problems.append(failure_report(self.site))
         problems += self._check_prose(files)

@@ -3,12 +3,21 @@
 `recordings/torch-<release>/<page>/<block id>.txt` holds a CPU block's output.
 A GPU-only block's recording, `<block id>.cuda.txt`, starts with its provenance
 (device, torch, date) above a separator line.
+
+A release's recordings change as a whole (see `staged`): a re-recording killed at
+any moment leaves them as they were or fully updated.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import difflib
+import os
 import re
+import shutil
+import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,19 +49,87 @@ class GpuRecording:
     output: str
 
 
+# A drift report stays readable, and quick to make, however long the outputs are.
+DIFF_CONTEXT = 3
+DIFF_MAX_LINES = 100  # differing lines compared per side
+DIFF_LINE_CHARS = 300  # characters shown of one line
+HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
+
+
+def _common_head(before: list[str], after: list[str]) -> int:
+    count = 0
+    for old, new in zip(before, after):
+        if old != new:
+            break
+        count += 1
+    return count
+
+
+def _first_difference(old: str, new: str) -> int:
+    """The first column where two lines differ, found by halving (linear, not per character in Python)."""
+    low, high = 0, min(len(old), len(new))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[:middle] == new[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _shown(line: str, start: int) -> str:
+    """One diff line cut to DIFF_LINE_CHARS characters from column `start` (its +/-/space kept)."""
+    body = line[1:]
+    if len(body) <= DIFF_LINE_CHARS:
+        return line
+    start = min(start, max(0, len(body) - DIFF_LINE_CHARS))
+    before = f"[{start:,} characters]…" if start else ""
+    after = f"…[{len(body) - start - DIFF_LINE_CHARS:,} more characters]" if start + DIFF_LINE_CHARS < len(body) else ""
+    return f"{line[0]}{before}{body[start:start + DIFF_LINE_CHARS]}{after}"
+
+
 def unified_diff(recorded: str, printed: str, name: str) -> str:
-    lines = difflib.unified_diff(recorded.splitlines(), printed.splitlines(), f"{name} (recorded)", "printed now", lineterm="")
-    return "\n".join(lines)
+    """A unified diff of two outputs, cut to a readable size, in time linear in their length.
+
+    Only a bounded stretch from the first differing line on goes through difflib (whose
+    matching is quadratic), and long lines are shown around the column where the outputs
+    first differ."""
+    before, after = recorded.splitlines(), printed.splitlines()
+    head = _common_head(before, after)
+    tail = _common_head(before[head:][::-1], after[head:][::-1])
+    start = max(0, head - DIFF_CONTEXT)
+    old = before[start:len(before) - max(0, tail - DIFF_CONTEXT)]
+    new = after[start:len(after) - max(0, tail - DIFF_CONTEXT)]
+    notes = []
+    differing = max(len(old), len(new)) - (head - start)
+    if differing > DIFF_MAX_LINES:
+        old, new = old[:head - start + DIFF_MAX_LINES], new[:head - start + DIFF_MAX_LINES]
+        notes.append(f"(diff cut: only the first {DIFF_MAX_LINES} of {differing:,} lines from the first difference on are compared)")
+    column = 0
+    if head < len(before) and head < len(after):
+        column = max(0, _first_difference(before[head], after[head]) - DIFF_LINE_CHARS // 3)
+    diff = list(difflib.unified_diff(old, new, f"{name} (recorded)", "printed now", lineterm=""))
+    for index, line in enumerate(diff[2:], 2):
+        hunk = HUNK.match(line)
+        if hunk:  # line numbers in the whole outputs, not in the compared stretch
+            diff[index] = f"@@ -{int(hunk[1]) + start}{hunk[2] or ''} +{int(hunk[3]) + start}{hunk[4] or ''} @@"
+        else:
+            diff[index] = _shown(line, column)
+    if any(len(line) > DIFF_LINE_CHARS + 1 for line in old + new):
+        notes.append(f"(long lines are cut to {DIFF_LINE_CHARS} characters from column {column:,}, near the first difference)")
+    return "\n".join(diff + notes)
 
 
 class Recordings:
-    def __init__(self, root: Path, release: str):
+    def __init__(self, root: Path, release: str, directory: Path | None = None):
         self.root = root
         self.release = release
-        self.directory = root / "recordings" / f"torch-{release}"
+        self.home = root / "recordings" / f"torch-{release}"
+        self.directory = directory or self.home  # where files are read and written: home, or a stage of it
 
     def relative(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+        """Repository-relative, where the file is (or will be, once its stage is swapped in)."""
+        return (self.home / path.relative_to(self.directory)).relative_to(self.root).as_posix()
 
     def path(self, block: Block) -> Path:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
@@ -107,6 +184,7 @@ class Recordings:
             head = "".join(f"{key}: {provenance[key]}\n" for key in ("device", "torch", "recorded"))
             text = f"{head}{PROVENANCE_END}\n{output}"
         path.write_text(text + "\n", encoding="utf-8")
+        _fault_point("writing")
 
     def remove(self, path: Path) -> None:
         path.unlink()
@@ -114,3 +192,69 @@ class Recordings:
             if parent == self.directory or not parent.is_dir() or any(parent.iterdir()):
                 break
             parent.rmdir()
+
+
+def _fault_point(name: str) -> None:
+    """Tests kill a real re-recording here (`HANDBOOK_GOLDENS_KILL_AT=<name>`), as a user's ^C or a CI timeout would."""
+    if os.environ.get("HANDBOOK_GOLDENS_KILL_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _stage_paths(home: Path) -> tuple[Path, Path]:
+    """Beside `home`, so that renames stay on one filesystem; hidden, and ignored by git."""
+    return home.with_name(f".{home.name}.new"), home.with_name(f".{home.name}.old")
+
+
+RENAME_EXCHANGE = 2  # <linux/fs.h>
+AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two directories in one atomic step (renameat2); False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    return renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE) == 0
+
+
+def recover_stage(home: Path) -> None:
+    """Finish or undo what a killed re-recording left beside `home`.
+
+    With an atomic exchange, `home` is always whole (old or new), so a leftover stage is
+    removed. Where two renames were needed, a kill between them leaves `home` missing
+    and a complete stage beside it, which is swapped in."""
+    new, old = _stage_paths(home)
+    if not home.exists() and old.is_dir() and new.is_dir():
+        os.rename(new, home)
+    for leftover in (new, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def staged(recordings: Recordings) -> Iterator[Recordings]:
+    """The release's recordings to change, as a copy that replaces them whole when the block
+    ends without an error (and is dropped when it raises)."""
+    home = recordings.home
+    new, old = _stage_paths(home)
+    recover_stage(home)
+    if home.is_dir():
+        shutil.copytree(home, new, symlinks=True)
+    else:
+        new.mkdir(parents=True)
+    try:
+        yield Recordings(recordings.root, recordings.release, new)
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    _fault_point("staged")
+    if not home.exists():
+        os.rename(new, home)
+    elif _exchange(new, home):
+        old = new  # it now holds what `home` held
+    else:
+        os.rename(home, old)
+        _fault_point("half-swapped")
+        os.rename(new, home)
+    _fault_point("swapped")
+    shutil.rmtree(old, ignore_errors=True)

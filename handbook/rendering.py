@@ -16,7 +16,7 @@ from handbook.execution import BlockResult
 from handbook.report import describe
 
 # Fence options that the engine reads; they are not HTML attributes.
-ENGINE_OPTIONS = ("timeout", "device", "predicts")
+ENGINE_OPTIONS = ("timeout", "device", "memory", "predicts")
 MAX_LINES = 80
 MAX_CHARS = 10_000
 
@@ -46,13 +46,19 @@ class PageResults:
 current: PageResults | None = None
 
 
-def cut(output: str) -> tuple[str, int]:
-    """Very long output is shortened on the page; the recording keeps all of it."""
-    lines = output.splitlines()
-    kept = lines[:MAX_LINES]
-    while len("\n".join(kept)) > MAX_CHARS and len(kept) > 1:
-        kept.pop()
-    return "\n".join(kept), len(lines) - len(kept)
+def cut(output: str) -> tuple[str, str]:
+    """Very long output is shortened on the page, by lines and then by characters (one
+    line can be megabytes); the recording keeps all of it. Returns the text shown and
+    what was left out ("" when nothing was)."""
+    lines = output.split("\n", MAX_LINES)
+    hidden_lines = output.count("\n", len(output) - len(lines[-1])) + 1 if len(lines) > MAX_LINES else 0
+    shown = "\n".join(lines[:MAX_LINES])
+    if len(shown) > MAX_CHARS:
+        shown = shown[:MAX_CHARS]
+        if "\n" in shown:  # end at a line break where one is at hand
+            shown = shown[:shown.rindex("\n")]
+        return shown, f"{len(output) - len(shown):,} more character(s) not shown"
+    return shown, f"{hidden_lines:,} more line(s) not shown" if hidden_lines else ""
 
 
 def _note(text: str, kind: str = "note", trusted_html: str = "") -> str:
@@ -67,7 +73,7 @@ def render_result(result: BlockResult, language: str) -> str:
         return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu", run_it)
     if not result.passed and current and current.show_failures:
         return code_block("text", describe(result), title="This block failed")
-    text, cut_lines = cut(result.output)
+    text, left_out = cut(result.output)
     parts = []
     if result.status == "gpu-recorded" and result.gpu:
         parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {result.gpu.device} with torch {result.gpu.torch} on {result.gpu.date}.", "gpu", run_it))
@@ -79,8 +85,8 @@ def render_result(result: BlockResult, language: str) -> str:
             parts.append(_note(f"A prediction, checked against the output recorded on {target.gpu.device} with torch {target.gpu.torch} on {target.gpu.date}: they agree.", "gpu"))
         else:
             parts.append(_note("A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu"))
-    if cut_lines:
-        parts.append(_note(f"{cut_lines} more line(s) not shown; the whole output is in {result.recording}.", "cut"))
+    if left_out:
+        parts.append(_note(f"{left_out}; the whole output is in {result.recording}.", "cut"))
     if result.status in {"unrecorded", "drift"}:
         parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
     if current and result.block.index in current.changed:

@@ -15,6 +15,8 @@ WHAT_HAPPENED = {
     "exited": "the page process exited during the block",
     "crashed": "the page process crashed during the block",
     "timeout": "the block ran past its timeout",
+    "output": "the block printed too much",
+    "memory": "the page ran past its memory limit",
     "not-run": "the block did not run because an earlier block of its page failed",
     "drift": "the output differs from its recording",
     "unrecorded": "the block has no recording",
@@ -59,6 +61,11 @@ def failure_report(site: SiteRun) -> str:
     return header + "\n\n" + "\n\n".join(parts)
 
 
+def killed_processes(site: SiteRun) -> list[str]:
+    """One line per process that a block started and left running when its page ended, which was killed."""
+    return [f"{place(result)}: killed a process it left running: {command}" for result in site.all_results() for command in result.leftovers]
+
+
 def report_data(site: SiteRun) -> dict:
     return {
         "torch": site.environment["torch"],
@@ -79,6 +86,11 @@ def report_data(site: SiteRun) -> dict:
             for r in site.all_results()
         ],
         "stale_recordings": site.stale,
+        "killed_processes": [
+            {"page": r.block.page, "id": r.block.id, "source": r.block.origin, "command": command}
+            for r in site.all_results()
+            for command in r.leftovers
+        ],
     }
 
 

@@ -1,8 +1,11 @@
 """Running pages: each in its own process, forked from a server that has imported torch.
 
-Pages run in parallel (as many as there are cores); within a page, blocks run in
-order in one namespace. The parent watches each block's time, and tells a raise,
-a `sys.exit`, an `os._exit`, a crash (a signal) and a timeout apart.
+Pages run in parallel (one per core, as many as fit in memory); within a page,
+blocks run in order in one namespace. The parent watches each block's time and
+output, and the memory of each page's process tree, and tells a raise, a
+`sys.exit`, an `os._exit`, a crash (a signal), a timeout, too much output and a
+page past its memory limit apart. When a page ends, nothing it started is left
+running: what is killed is reported with the block that started it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import functools
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -19,16 +23,28 @@ import sys
 import tempfile
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 
-from handbook import page_process
+import psutil
+
+from handbook import page_process, processes
 
 DEFAULT_TIMEOUT = 120.0
 OK = "ok"
 SKIPPED = "skipped"  # not run here by design (a GPU-only block without a GPU)
 SUCCESS = {OK, SKIPPED}
+MAX_OUTPUT_BYTES = page_process.MAX_OUTPUT_BYTES
+WATCH_SECONDS = 0.1  # how often each page's memory is measured
+# Pages may use this share of the memory available when the build starts; the rest is
+# left to the build's own processes and to whatever else runs on the machine.
+MEMORY_SHARE = 0.75
+PAGE_MEMORY_FLOOR = 2 * 2**30  # below this per page, fewer pages run at once
+
+
+class SettingError(ValueError):
+    """A switch or fence option whose value cannot be used."""
 
 
 @dataclass
@@ -38,6 +54,7 @@ class BlockJob:
     line: int
     timeout: float
     run: bool = True
+    memory: int | None = None  # bytes: the page's memory limit, raised from this block on
 
 
 @dataclass
@@ -48,10 +65,22 @@ class PageJob:
 
 @dataclass
 class BlockRun:
-    status: str  # ok, raised, exit, exited, crashed, timeout, not-run
+    status: str  # ok, raised, exit, exited, crashed, timeout, output, memory, not-run
     output: str = ""
     error: str = ""
     seconds: float = 0.0
+    # Command lines of the processes this block started that were still running when
+    # its page ended, and were killed.
+    leftovers: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many pages run at once, and how much resident memory each page's processes may hold."""
+
+    workers: int
+    page_memory: int
+    page_memory_source: str  # said when a page goes past it
 
 
 @dataclass
@@ -61,18 +90,102 @@ class _Running:
     conn: object
     capture_dir: str
     runs: list[BlockRun]
+    limits: Limits
     current: int | None = None
+    last: int = 0  # the block started last
     capture: str | None = None
     started: float = 0.0
     finished: bool = False
+    next_watch: float = 0.0
+    started_by: dict[int, int] = field(default_factory=dict)  # pid -> block index, as the page saw it
+    known: dict[int, psutil.Process] = field(default_factory=dict)  # its descendants, as last measured
+
+    def memory_limit(self) -> tuple[int, str]:
+        """The page's limit now, and where it comes from: a block's `memory=` raises it for the rest of the page."""
+        limit, source = self.limits.page_memory, self.limits.page_memory_source
+        for index, block in enumerate(self.job.blocks[: self.last + 1]):
+            if block.memory and block.memory > limit:
+                limit, source = block.memory, f'memory="{_size(block.memory)}" on block {index + 1}'
+        return limit, source
 
 
 def default_timeout() -> float:
-    return float(os.environ.get("DOCS_BLOCK_TIMEOUT") or DEFAULT_TIMEOUT)
+    setting = os.environ.get("DOCS_BLOCK_TIMEOUT")
+    return _seconds(setting, "DOCS_BLOCK_TIMEOUT") if setting else DEFAULT_TIMEOUT
 
 
 def block_timeout(options: dict[str, str]) -> float:
-    return float(options["timeout"]) if options.get("timeout") else default_timeout()
+    return _seconds(options["timeout"], "timeout") if options.get("timeout") else default_timeout()
+
+
+def _seconds(text: str, name: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if seconds <= 0:
+        raise SettingError(f"{name}={text!r} is not a number of seconds")
+    return seconds
+
+
+SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT])(?:i?B)?", re.IGNORECASE)
+
+
+def parse_size(text: str, name: str) -> int:
+    """`512M`, `2G`, `1.5GiB` -> bytes (powers of 1024)."""
+    match = SIZE.fullmatch(text.strip())
+    if not match:
+        raise SettingError(f"{name}={text!r} is not a size such as 512M or 2G")
+    return int(float(match[1]) * 1024 ** ("KMGT".index(match[2].upper()) + 1))
+
+
+def _size(size: int) -> str:
+    return f"{size / 2**30:.3g} GiB" if size >= 2**30 else f"{size / 2**20:.3g} MiB"
+
+
+def block_memory(options: dict[str, str]) -> int | None:
+    """A block's `memory=` fence option, in bytes."""
+    return parse_size(options["memory"], "memory") if options.get("memory") else None
+
+
+def available_memory() -> int:
+    """What the machine can still give, or its memory cgroup (a container's limit) where that is less."""
+    available = psutil.virtual_memory().available
+    for limit_file, usage_file in _cgroup_memory_files():
+        try:
+            limit, usage = int(Path(limit_file).read_text()), int(Path(usage_file).read_text())
+        except (OSError, ValueError):
+            continue  # no such file, or "max": no limit
+        available = min(available, max(0, limit - usage))
+    return available
+
+
+def _cgroup_memory_files() -> list[tuple[str, str]]:
+    files = [("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current")]  # cgroup v2, as a container sees it
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if "memory" in controllers.split(","):  # cgroup v1
+                base = f"/sys/fs/cgroup/memory{path.rstrip('/')}"
+                files.append((f"{base}/memory.limit_in_bytes", f"{base}/memory.usage_in_bytes"))
+    except (OSError, ValueError):
+        pass
+    return files
+
+
+def limits(workers: int | None = None) -> Limits:
+    """One page per core, as many as fit in the memory the build may use; each page may hold
+    `DOCS_PAGE_MEMORY`, else an equal share of that memory."""
+    usable = int(available_memory() * MEMORY_SHARE)
+    cores = os.cpu_count() or 1
+    setting = os.environ.get("DOCS_PAGE_MEMORY")
+    if setting:
+        page_memory = parse_size(setting, "DOCS_PAGE_MEMORY")
+        workers = workers or max(1, min(cores, usable // page_memory))
+        return Limits(workers, page_memory, "DOCS_PAGE_MEMORY")
+    workers = workers or max(1, min(cores, usable // PAGE_MEMORY_FLOOR))
+    source = f"the default: {MEMORY_SHARE:.0%} of the memory available when the build started, shared by {workers} page(s) at once; DOCS_PAGE_MEMORY sets it"
+    return Limits(workers, usable // workers, source)
 
 
 def _context():
@@ -101,9 +214,17 @@ def _read(path: str | None) -> str:
     if not path:
         return ""
     try:
-        return Path(path).read_bytes().decode("utf-8", errors="replace")
+        with open(path, "rb") as capture:
+            return capture.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _output_size(path: str | None) -> int:
+    try:
+        return os.stat(path).st_size if path else 0
+    except OSError:
+        return 0
 
 
 def _describe_exit(code: int | None) -> tuple[str, str]:
@@ -131,7 +252,7 @@ def interpreter_search_path() -> tuple[str, ...]:
     return tuple(os.path.realpath(entry) for entry in entries)
 
 
-def _start(context, job: PageJob, repo_root: Path) -> _Running:
+def _start(context, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
     capture_dir = tempfile.mkdtemp(prefix="handbook-capture-")
     receiver, sender = context.Pipe(duplex=False)
     blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run} for b in job.blocks]
@@ -141,47 +262,97 @@ def _start(context, job: PageJob, repo_root: Path) -> _Running:
         process.start()
     sender.close()
     runs = [BlockRun("not-run" if b.run else SKIPPED) for b in job.blocks]
-    return _Running(job, process, receiver, capture_dir, runs)
+    return _Running(job, process, receiver, capture_dir, runs, limits)
 
 
 def _handle(state: _Running, message: tuple) -> None:
     kind = message[0]
     if kind == "start":
         state.current, state.capture, state.started = message[1], message[2], time.perf_counter()
+        state.last = state.current
     elif kind == "done":
-        _, index, status, error, seconds = message
+        _, index, status, error, seconds, spawned = message
+        state.started_by.update((pid, index) for pid in spawned)
         state.runs[index] = BlockRun(status, _read(state.capture), error, seconds)
         state.current = None
+    elif kind == "leftovers":
+        for index, command in message[1]:
+            state.runs[index].leftovers.append(command)
     elif kind == "finished":
         state.finished = True
 
 
-def _fail_current(state: _Running, status: str, error: str) -> None:
-    if state.current is not None:
-        seconds = time.perf_counter() - state.started
-        state.runs[state.current] = BlockRun(status, _read(state.capture), error, seconds)
-        state.current = None
+def _fail(state: _Running, status: str, error: str) -> None:
+    """Fail the running block, or, between blocks, the block that ran last."""
+    index = state.current if state.current is not None else state.last
+    seconds = time.perf_counter() - state.started if state.current is not None else state.runs[index].seconds
+    state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.runs[index].leftovers)
+    state.current = None
 
 
-def _kill(state: _Running) -> None:
+def _record_killed(state: _Running, killed: list[processes.Killed]) -> None:
+    for process in killed:
+        state.runs[state.started_by.get(process.pid, state.last)].leftovers.append(process.command)
+
+
+def _killpg(state: _Running) -> None:
     try:
         os.killpg(state.process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         state.process.kill()
 
 
+def _stop(state: _Running, status: str, error: str) -> None:
+    """Kill a live page and everything it started; fail its block."""
+    _record_killed(state, processes.end_tree(state.process.pid))
+    _killpg(state)
+    _fail(state, status, error)
+
+
+def _end_orphans(state: _Running) -> None:
+    """The page process died on its own: what it started was re-parented out of its tree, so
+    what was last seen in the tree, and its process group, are killed."""
+    _record_killed(state, processes.kill_all(list(state.known.values())))
+    try:
+        os.killpg(state.process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _overstepped(state: _Running, now: float) -> tuple[str, str] | None:
+    """A limit the page is past: its block's time, its block's output, or its memory."""
+    if state.current is not None:
+        timeout = state.job.blocks[state.current].timeout
+        if now - state.started > timeout:
+            return "timeout", f"the block ran past its timeout of {timeout:g} s and was killed"
+        if _output_size(state.capture) > MAX_OUTPUT_BYTES:
+            return "output", page_process.too_much_output() + "; it was killed"
+    if now < state.next_watch:
+        return None
+    state.next_watch = now + WATCH_SECONDS
+    memory, below = processes.tree_memory(state.process.pid)
+    state.known.update((process.pid, process) for process in below)
+    limit, source = state.memory_limit()
+    if memory > limit:
+        return "memory", (
+            f"its processes held {_size(memory)} of resident memory, past the page's limit of {_size(limit)} "
+            f"({source}), and were killed; a block that needs more can raise it with memory=\"...\" on its fence"
+        )
+    return None
+
+
 def run_pages(jobs: list[PageJob], repo_root: Path, workers: int | None = None, on_done=None) -> dict[str, list[BlockRun]]:
     """Run every page of `jobs`; return each page's block runs, in block order."""
     context = _context()
-    workers = workers or os.cpu_count() or 1
+    plan = limits(workers)
     pending = deque(jobs)
     running: dict[object, _Running] = {}
     results: dict[str, list[BlockRun]] = {}
     while pending or running:
-        while pending and len(running) < workers:
-            state = _start(context, pending.popleft(), repo_root)
+        while pending and len(running) < plan.workers:
+            state = _start(context, pending.popleft(), repo_root, plan)
             running[state.conn] = state
-        for conn in wait(list(running), timeout=0.1):
+        for conn in wait(list(running), timeout=WATCH_SECONDS):
             state = running[conn]
             try:
                 _handle(state, conn.recv())
@@ -190,16 +361,15 @@ def run_pages(jobs: list[PageJob], repo_root: Path, workers: int | None = None, 
             except (EOFError, OSError):
                 state.process.join()
                 status, error = _describe_exit(state.process.exitcode)
-                _fail_current(state, status, error)
+                if state.current is not None:
+                    _fail(state, status, error)
+                _end_orphans(state)
             _finish(state, running, results, on_done)
         now = time.perf_counter()
         for state in list(running.values()):
-            if state.current is None:
-                continue
-            limit = state.job.blocks[state.current].timeout
-            if now - state.started > limit:
-                _kill(state)
-                _fail_current(state, "timeout", f"the block ran past its timeout of {limit:g} s and was killed")
+            problem = _overstepped(state, now)
+            if problem:
+                _stop(state, *problem)
                 _finish(state, running, results, on_done)
     return results
 
@@ -209,7 +379,7 @@ def _finish(state: _Running, running: dict, results: dict, on_done) -> None:
     state.conn.close()
     state.process.join(timeout=5)
     if state.process.is_alive():
-        _kill(state)
+        _killpg(state)
         state.process.join()
     shutil.rmtree(state.capture_dir, ignore_errors=True)
     results[state.job.page] = state.runs

@@ -8,9 +8,12 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
+
+from handbook.cache import CACHE_DIR_VARIABLES
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,6 +39,12 @@ markdown_extensions:
 """
 
 
+def checkout_environment() -> dict[str, str]:
+    """A build started in another directory imports this checkout's `handbook`, not the one
+    the environment has installed (an editable install may point at another checkout)."""
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
 class Project:
     """A minimal handbook in a temporary directory, built like the real one."""
 
@@ -52,9 +61,14 @@ class Project:
         path.write_text(textwrap.dedent(text).lstrip("\n"))
         return path
 
+    def environment(self, **env: str) -> dict[str, str]:
+        # Its caches are its own, under HANDBOOK_CACHE_DIR, even where this process has set
+        # torch's cache locations (the pipeline, run in-process by other tests, does).
+        inherited = {key: value for key, value in os.environ.items() if key not in CACHE_DIR_VARIABLES}
+        return {**inherited, **checkout_environment(), "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(self.root / ".cache"), **env}
+
     def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(self.root / ".cache"), **(env or {})}
-        return subprocess.run([sys.executable, *args], cwd=self.root, env=environment, capture_output=True, text=True, timeout=600)
+        return subprocess.run([sys.executable, *args], cwd=self.root, env=self.environment(**(env or {})), capture_output=True, text=True, timeout=600)
 
     def build(self, **env: str) -> subprocess.CompletedProcess:
         return self.run("-m", "mkdocs", "build", env=env)
@@ -65,6 +79,29 @@ class Project:
     def recordings(self) -> dict[str, str]:
         base = self.root / "recordings"
         return {p.relative_to(base).as_posix(): p.read_text() for p in sorted(base.rglob("*.txt"))} if base.exists() else {}
+
+
+def seconds_in_fresh_interpreter(source: str, give_up_after: float = 120) -> float:
+    """Run `source`, which prints the seconds its own work took, in a new interpreter of this
+    checkout (a runaway regular expression cannot be interrupted in-process); fail the test
+    if it has not finished after `give_up_after` seconds."""
+    started = time.perf_counter()
+    command = [sys.executable, "-c", textwrap.dedent(source)]
+    try:
+        result = subprocess.run(command, cwd=REPO, env={**os.environ, **checkout_environment()}, capture_output=True, text=True, timeout=give_up_after)
+    except subprocess.TimeoutExpired:
+        result = None
+    if result is None:
+        pytest.fail(f"still running after {give_up_after:g} s (stopped)", pytrace=False)
+    assert result.returncode == 0, result.stderr
+    print(f"{float(result.stdout):.2f} s of work, {time.perf_counter() - started:.2f} s with the interpreter")
+    return float(result.stdout)
+
+
+@pytest.fixture
+def timed():
+    """`timed(source)`: the seconds that `source` says its work took, in a fresh interpreter."""
+    return seconds_in_fresh_interpreter
 
 
 @pytest.fixture
@@ -86,7 +123,7 @@ def deployed(project) -> tuple[Project, Path]:
     for release in ("2.13.0", "2.14.1"):
         (project.root / "recordings" / f"torch-{release}").mkdir(parents=True, exist_ok=True)
     identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    env = {**tool_environment(), **identity, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(project.root / ".cache")}
+    env = {**tool_environment(), **checkout_environment(), **identity, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(project.root / ".cache")}
     run = lambda *args: subprocess.run(args, cwd=project.root, env=env, check=True, capture_output=True, text=True)  # noqa: E731
     run("git", "init", "-q", "-b", "main")
     run("git", "commit", "-q", "--allow-empty", "-m", "start")

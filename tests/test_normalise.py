@@ -1,7 +1,9 @@
 import sysconfig
 from pathlib import Path
 
-from handbook.normalise import normalise
+import pytest
+
+from handbook.normalise import NORMALISERS, normalise
 
 REPO = Path("/somewhere/repo")
 
@@ -20,3 +22,60 @@ def test_log_line_prefix():
     line = "W1129 08:50:22.984000 1364 torch/utils/cpp_extension.py:183] No CUDA runtime"
     assert normalise(line, REPO) == "W torch/utils/cpp_extension.py:183] No CUDA runtime"
 
+
+def test_trailing_whitespace_goes_from_every_line_and_the_end():
+    assert normalise("a \t\n \nb\t\n\n\n", REPO) == "a\n\nb"
+    assert normalise("keeps  inner  space", REPO) == "keeps  inner  space"
+
+
+# For each normaliser, inputs of several megabytes built to make a backtracking or
+# repeated-scan implementation blow up: near misses of what it looks for, repeated,
+# and long runs where a match fails only at the end. (Python expressions, built in
+# the interpreter that times them; N is the size in characters.)
+ADVERSARIAL = {
+    "installation_paths": [
+        "(sysconfig.get_paths()['purelib'][:-1] + ' ') * (N // 60)",
+        "'/' * N",
+    ],
+    "log_prefixes": [
+        "'W1129 08:50:22.1' + ' ' * (N // 2) + '1' * (N // 2)",
+        "'W1129 08:50:22.' + '1' * N",
+        "'W1129 08:50:22.1 1\\n' * (N // 19)",
+    ],
+    "temporary_paths": [
+        "(tempfile.gettempdir() + '/tmp') * (N // 10)",
+        "tempfile.gettempdir() + '/page-' + 'a' * N",
+    ],
+    "addresses": [
+        "'0x1234567 ' * (N // 10)",
+        "'0x' + 'f' * N",
+        "'0x' * (N // 2)",
+    ],
+    "trailing_whitespace": [
+        "' ' * N + 'x'",
+        "' \\t' * (N // 2) + 'x\\n' + ' ' * N",
+    ],
+}
+SIZE = 4 * 2**20
+# Each input takes well under a second here; a quadratic normaliser takes hours.
+BOUND_SECONDS = 10
+
+
+def test_every_normaliser_has_adversarial_inputs():
+    assert [normaliser.__name__ for normaliser in NORMALISERS] == list(ADVERSARIAL)
+
+
+@pytest.mark.parametrize("name", ADVERSARIAL)
+def test_each_normaliser_is_linear_on_megabytes(name, timed):
+    seconds = timed(f"""
+        import sysconfig, tempfile, time
+        from pathlib import Path
+        from handbook import normalise
+        N = {SIZE}
+        texts = [{", ".join(ADVERSARIAL[name])}]
+        started = time.perf_counter()
+        for text in texts:
+            getattr(normalise, {name!r})(text, Path("/somewhere/repo"))
+        print(time.perf_counter() - started)
+    """)
+    assert seconds < BOUND_SECONDS

@@ -36,6 +36,15 @@ print("strides:", t.stride())
 '''
 
 
+# 2 GiB, touched in 64 MiB steps, then held: a page limited to 1 GiB is stopped on the way.
+ALLOCATION = "chunks = [torch.ones(2**24) for _ in range(32)]\nimport time; time.sleep(3)"
+
+
+def with_body_option(option: str) -> str:
+    """PAGE with `option` on the fence of its second block."""
+    return PAGE.replace('```python exec="on"\n--8<-- "snippets/demo/shapes.py:body"', f'```python exec="on" {option}\n--8<-- "snippets/demo/shapes.py:body"')
+
+
 def make(project, injected: str = "") -> None:
     project.write("docs/demo.md", PAGE)
     project.write("snippets/demo/shapes.py", SNIPPET.format(injected=injected))
@@ -71,23 +80,50 @@ FAILURES = {
     "segfault": ("import ctypes; ctypes.string_at(0)", "the page process crashed", "SIGSEGV"),
     "timeout": ("import time; time.sleep(60)", "ran past its timeout", "timeout of 2 s"),
     "drift": ('print("something new")', "the output differs from its recording", "+something new"),
+    "memory": (ALLOCATION, "the page ran past its memory limit", "past the page's limit of 1 GiB (DOCS_PAGE_MEMORY)"),
+    "output": ("import os; os.write(1, b'y' * (65 * 2**20))", "the block printed too much", "printed more than 64 MiB"),
 }
 
 
 @pytest.mark.parametrize("kind", FAILURES)
 def test_each_failure_fails_the_build_and_names_the_place(recorded, kind):
     code, what, detail = FAILURES[kind]
+    limits = {"DOCS_BLOCK_TIMEOUT": "2" if kind == "timeout" else "60", "DOCS_PAGE_MEMORY": "1G"}
     make(recorded, code)
     before = recorded.recordings()
-    result = recorded.build(DOCS_BLOCK_TIMEOUT="2")
+    result = recorded.build(**limits)
     assert result.returncode != 0
     assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10" in result.stderr
     assert what in result.stderr
     assert detail in result.stderr
     # goldens after a failed block leaves every recording as it was (drift is a change to record, not a failure)
     if kind != "drift":
-        assert recorded.goldens(DOCS_BLOCK_TIMEOUT="2").returncode != 0
+        assert recorded.goldens(**limits).returncode != 0
         assert recorded.recordings() == before
+
+
+def test_a_block_raises_its_page_memory_limit_and_a_page_past_it_does_not_stop_the_build(recorded):
+    recorded.write("snippets/demo/shapes.py", SNIPPET.format(injected=ALLOCATION + "\nprint('allocated', 1)"))
+    recorded.write("docs/demo.md", with_body_option('memory="3G"'))
+    recorded.write("docs/other.md", "# Other\n\n## Drift\n\nSee [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n\n```python exec=\"on\"\nprint('other')\n```\n")
+    assert recorded.goldens(DOCS_PAGE_MEMORY="1G").returncode == 0
+    assert "allocated 1" in recorded.recordings()["torch-2.13.0/demo/shapes-body.txt"]
+    recorded.write("snippets/demo/shapes.py", SNIPPET.format(injected=ALLOCATION + "\nprint('allocated', 2)"))
+    recorded.write("docs/other.md", (recorded.root / "docs/other.md").read_text().replace("'other'", "'changed'"))
+    result = recorded.build(DOCS_PAGE_MEMORY="1G")
+    assert result.returncode != 0
+    assert "+allocated 2" in result.stderr and "+changed" in result.stderr  # the raised limit held; the other page was checked
+    recorded.write("docs/demo.md", PAGE)
+    result = recorded.build(DOCS_PAGE_MEMORY="1G")
+    assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10: the page ran past its memory limit" in result.stderr
+    assert "+changed" in result.stderr
+
+
+def test_a_bad_memory_option_names_the_block(recorded):
+    recorded.write("docs/demo.md", with_body_option('memory="lots"'))
+    result = recorded.build()
+    assert result.returncode != 0
+    assert "docs/demo.md:11 (block 2): memory='lots' is not a size such as 512M or 2G" in result.stderr
 
 
 def test_traceback_points_at_the_snippet_line(recorded):
@@ -148,6 +184,36 @@ def test_output_is_text_and_long_output_is_cut_on_the_page(project):
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert "line 0" in html and "line 199" not in html
     assert "more line(s) not shown" in html
+
+
+HUGE_LINE = """
+# Demo
+
+## Output
+
+See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on"
+print({line})
+```
+"""
+
+
+def test_one_huge_line_is_recorded_whole_cut_on_the_page_and_diffed_readably(project):
+    project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 5_000_000'))
+    assert project.goldens().returncode == 0
+    assert project.recordings()["torch-2.13.0/demo/block-1.txt"] == "x" * 5_000_000 + "\n"
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    html = (project.root / "site/demo/index.html").read_text()
+    assert "4,990,000 more character(s) not shown; the whole output is in recordings/torch-2.13.0/demo/block-1.txt" in html
+    assert len(html) < 100_000
+    project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 4_000_000 + "y" + "x" * 999_999'))
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/demo.md, block 1 (block-1), docs/demo.md:8: the output differs from its recording" in result.stderr
+    assert "+[3,999,900 characters]…" + "x" * 100 + "y" in result.stderr
+    assert len(result.stderr) < 10_000
 
 
 def test_gpu_block_without_gpu_says_nothing_is_recorded(project):

@@ -1,8 +1,10 @@
 from pathlib import Path
 
+import pytest
+
 from handbook.blocks import Block, Page
 from handbook.environment import release_of
-from handbook.recordings import Recordings, unified_diff
+from handbook.recordings import Recordings, recover_stage, staged, unified_diff
 
 
 def block(page="ch.md", id_="b", **options):
@@ -40,3 +42,84 @@ def test_stale_recordings_are_those_without_a_block(tmp_path: Path):
 def test_diff_is_unified_and_names_the_recording():
     diff = unified_diff("a\nb", "a\nc", "rec.txt")
     assert "--- rec.txt (recorded)" in diff and "-b" in diff and "+c" in diff
+
+
+def test_diff_of_a_change_deep_in_a_long_output_numbers_its_lines():
+    before = "\n".join(f"line {i}" for i in range(10_000))
+    after = before.replace("line 7000", "line seven thousand")
+    diff = unified_diff(before, after, "rec.txt").splitlines()
+    assert "@@ -6998,7 +6998,7 @@" in diff
+    assert "-line 7000" in diff and "+line seven thousand" in diff
+    assert len(diff) == 2 + 1 + 8  # file names, one hunk: three lines of context either side of the change
+
+
+def test_diff_of_one_huge_line_shows_where_it_differs():
+    recorded = "x" * 5_000_000
+    printed = "x" * 4_000_000 + "y" + "x" * 999_999
+    diff = unified_diff(recorded, printed, "rec.txt")
+    assert len(diff) < 2_000
+    assert "xy" in diff and "[3,999,900 characters]…" in diff
+    assert "(long lines are cut to 300 characters from column 3,999,900, near the first difference)" in diff
+
+
+def test_diff_of_many_differing_lines_is_cut():
+    diff = unified_diff("\n".join(map(str, range(200_000))), "\n".join(f"{i}!" for i in range(200_000)), "rec.txt")
+    assert len(diff.splitlines()) < 250
+    assert "(diff cut: only the first 100 of 200,000 lines from the first difference on are compared)" in diff
+
+
+# Outputs that differ everywhere, in ways that make difflib's matching quadratic
+# (few distinct lines, each repeated), and one line of megabytes.
+ADVERSARIAL_DIFFS = [
+    ("'\\n'.join(str(i % 150) for i in range(N // 4))", "'\\n'.join(str(i % 149) for i in range(N // 4))"),
+    ("'\\n'.join(map(str, range(N // 8)))", "'\\n'.join(map(str, range(N // 8, 0, -1)))"),
+    ("'x' * N", "'x' * (N - 1) + 'y'"),
+]
+
+
+def test_diff_time_is_linear_on_megabytes(timed):
+    seconds = timed(f"""
+        import time
+        from handbook.recordings import unified_diff
+        N = {4 * 2**20}
+        pairs = [{", ".join(f"({a}, {b})" for a, b in ADVERSARIAL_DIFFS)}]
+        started = time.perf_counter()
+        for recorded, printed in pairs:
+            assert len(unified_diff(recorded, printed, "rec.txt")) < 50_000
+        print(time.perf_counter() - started)
+    """)
+    assert seconds < 10
+
+
+def test_staged_recordings_change_only_when_swapped_in(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.write(block(id_="old"), "1")
+    with staged(recordings) as stage:
+        stage.write(block(id_="new"), "2")
+        stage.remove(stage.path(block(id_="old")))
+        assert stage.relative(stage.path(block(id_="new"))) == "recordings/torch-2.13.0/ch/new.txt"
+        assert [p.name for p in recordings.all_files()] == ["old.txt"]
+    assert [p.name for p in recordings.all_files()] == ["new.txt"]
+    assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]
+
+
+def test_staged_recordings_are_dropped_when_recording_fails(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.write(block(id_="old"), "1")
+    with pytest.raises(RuntimeError), staged(recordings) as stage:
+        stage.write(block(id_="new"), "2")
+        raise RuntimeError("a block failed")
+    assert [p.name for p in recordings.all_files()] == ["old.txt"]
+    assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]
+
+
+def test_a_kill_between_two_renames_is_finished_by_the_next_run(tmp_path: Path):
+    """Where the system cannot exchange two directories, `home` is moved away before the stage
+    takes its place; the next run finds a complete stage and no `home`."""
+    home = Recordings(tmp_path, "2.13.0").home
+    (tmp_path / "recordings/.torch-2.13.0.old/ch").mkdir(parents=True)
+    (tmp_path / "recordings/.torch-2.13.0.new/ch").mkdir(parents=True)
+    (tmp_path / "recordings/.torch-2.13.0.new/ch/b.txt").write_text("new\n")
+    recover_stage(home)
+    assert (home / "ch/b.txt").read_text() == "new\n"
+    assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]

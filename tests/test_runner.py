@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.runner import BlockJob, PageJob, block_timeout, interpreter_search_path, run_pages
+from handbook import runner
+from handbook.runner import BlockJob, PageJob, SettingError, block_memory, block_timeout, interpreter_search_path, limits, parse_size, run_pages
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -44,13 +45,21 @@ def test_torch_starts_fresh_with_one_thread_and_seed_zero():
         ("import os\nos._exit(5)", "exited", "exited with code 5"),
         ("import ctypes\nctypes.string_at(0)", "crashed", "SIGSEGV"),
         ("import time\ntime.sleep(30)", "timeout", "timeout of 1 s"),
+        ("import os\nos.write(1, b'y' * (65 * 2**20))", "output", "printed more than 64 MiB"),
     ],
 )
 def test_failures_are_told_apart_and_stop_the_page(code, status, message):
-    runs = run("print('first')", code + "\n", "print('never')", timeout=1)
+    runs = run("print('first')", code + "\n", "print('never')", timeout=1 if status == "timeout" else 30)
     assert runs[0].status == "ok"
     assert runs[1].status == status and message in runs[1].error
     assert runs[2].status == "not-run"
+
+
+def test_a_block_that_keeps_printing_is_stopped_before_its_timeout():
+    runs = run("import sys\nwhile True:\n    sys.stdout.write('x' * 2**20)", "print('never')", timeout=60)
+    assert runs[0].status == "output" and "printed more than 64 MiB" in runs[0].error and "it was killed" in runs[0].error
+    assert runs[0].seconds < 60 and len(runs[0].output) == runner.MAX_OUTPUT_BYTES
+    assert runs[1].status == "not-run"
 
 
 def test_output_before_a_crash_is_kept():
@@ -70,6 +79,65 @@ def test_timeout_comes_from_the_block_then_the_environment(monkeypatch):
     assert block_timeout({"timeout": "300"}) == 300
     monkeypatch.delenv("DOCS_BLOCK_TIMEOUT")
     assert block_timeout({}) == 120
+    with pytest.raises(SettingError, match="timeout='soon' is not a number of seconds"):
+        block_timeout({"timeout": "soon"})
+
+
+def test_sizes_are_powers_of_1024():
+    assert parse_size("512M", "x") == 512 * 2**20
+    assert parse_size("2G", "x") == parse_size("2 GiB", "x") == parse_size("2gb", "x") == 2 * 2**30
+    assert parse_size("1.5G", "x") == 3 * 2**29
+    assert block_memory({"memory": "4G"}) == 4 * 2**30 and block_memory({}) is None
+    for bad in ("2", "lots", "-1G", "2X"):
+        with pytest.raises(SettingError, match=f"memory='{re.escape(bad)}' is not a size such as 512M or 2G"):
+            block_memory({"memory": bad})
+
+
+GiB = 2**30
+
+
+@pytest.mark.parametrize(
+    "available, cores, setting, workers, page_memory",
+    [
+        (32 * GiB, 4, None, 4, 6 * GiB),  # one page per core; each shares the usable memory
+        (6 * GiB, 8, None, 2, 2.25 * GiB),  # fewer pages than cores where memory is short
+        (2 * GiB, 4, None, 1, 1.5 * GiB),
+        (32 * GiB, 16, "6G", 4, 6 * GiB),  # as many pages as fit at the page limit
+        (4 * GiB, 4, "8G", 1, 8 * GiB),
+    ],
+)
+def test_workers_and_page_memory_come_from_cores_and_memory(monkeypatch, available, cores, setting, workers, page_memory):
+    monkeypatch.setattr(runner, "available_memory", lambda: available)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    if setting:
+        monkeypatch.setenv("DOCS_PAGE_MEMORY", setting)
+    else:
+        monkeypatch.delenv("DOCS_PAGE_MEMORY", raising=False)
+    chosen = limits()
+    assert (chosen.workers, chosen.page_memory) == (workers, int(page_memory))
+    assert limits(workers=1).workers == 1
+
+
+def test_a_bad_page_memory_setting_names_itself(monkeypatch):
+    monkeypatch.setenv("DOCS_PAGE_MEMORY", "plenty")
+    with pytest.raises(SettingError, match="DOCS_PAGE_MEMORY='plenty' is not a size"):
+        limits()
+
+
+# 2 GiB, touched, in 64 MiB steps, then held: a page limited to 1 GiB is stopped on the way.
+ALLOCATION = "import time, torch\nchunks = [torch.ones(2**24) for _ in range(32)]\nprint('allocated')\ntime.sleep(3)"
+
+
+def test_a_page_past_its_memory_limit_is_stopped(monkeypatch):
+    monkeypatch.setenv("DOCS_PAGE_MEMORY", "1G")
+    job = PageJob("p", [BlockJob("print('first')", "docs/p.md", 1, 30), BlockJob(ALLOCATION, "docs/p.md", 3, 30), BlockJob("print(1)", "docs/p.md", 9, 30)])
+    raised = PageJob("q", [BlockJob("print('first')", "docs/q.md", 1, 30), BlockJob(ALLOCATION, "docs/q.md", 3, 30, memory=3 * GiB)])
+    results = run_pages([job, raised], REPO)
+    first, allocation, after = results["p"]
+    assert first.status == "ok" and after.status == "not-run"
+    assert allocation.status == "memory" and "allocated" not in allocation.output
+    assert "past the page's limit of 1 GiB (DOCS_PAGE_MEMORY), and were killed" in allocation.error
+    assert [r.status for r in results["q"]] == ["ok", "ok"]
 
 
 def test_page_processes_do_not_see_the_launch_directory():
@@ -133,11 +201,10 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
     if layout == "environment inside the tree":
         bin_dir = environment_inside(project.root / ".venv")
     python = str(bin_dir / "python")
-    env = {
-        **os.environ, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE": "0", "HANDBOOK_CACHE_DIR": str(project.root / ".cache"),
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-    }
+    env = project.environment(
+        HANDBOOK_CACHE="0", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t",
+    )
 
     def launch(*command: str) -> None:
         result = subprocess.run(command, cwd=project.root, env=env, capture_output=True, text=True, timeout=600)

@@ -1,0 +1,52 @@
+"""`python -m handbook.goldens` killed with SIGKILL at each step of writing leaves the
+recordings as they were or fully updated, and its next run leaves nothing behind."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+PAGE = '''
+# Demo
+
+## Blocks
+
+See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on" id="kept"
+print("kept")
+```
+
+```python exec="on" id="changed"
+print({changed})
+```
+
+```python exec="on" id="{third}"
+print("third")
+```
+'''
+
+
+def everything_under(directory: Path) -> dict[str, str]:
+    """Every file, hidden ones included: a stage left behind shows here."""
+    return {p.relative_to(directory).as_posix(): p.read_text() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("point", ["writing", "staged", "swapped"])
+def test_goldens_killed_at_any_step_leaves_recordings_whole(project, point):
+    """`writing`: after the first file is written; `staged`: all written, before the swap;
+    `swapped`: after the swap, before the old copy is removed."""
+    project.write("docs/demo.md", PAGE.format(changed="'before'", third="removed"))
+    assert project.goldens().returncode == 0
+    original = everything_under(project.root / "recordings")
+    project.write("docs/demo.md", PAGE.format(changed="'after'", third="added"))  # a change, an addition, a removal
+    killed = project.goldens(HANDBOOK_GOLDENS_KILL_AT=point)
+    assert killed.returncode == -signal.SIGKILL
+    left = {path: text for path, text in everything_under(project.root / "recordings").items() if not path.startswith(".")}
+    again = project.goldens()
+    assert again.returncode == 0, again.stderr
+    updated = everything_under(project.root / "recordings")  # and nothing else: no stage is left
+    assert updated.keys() == original.keys() - {"torch-2.13.0/demo/removed.txt"} | {"torch-2.13.0/demo/added.txt"}
+    assert left == (updated if point == "swapped" else original)
