@@ -246,10 +246,18 @@ def interpreter_search_path() -> tuple[str, ...]:
     paths relative to the first `sys.path` entry holding them (its log lines), so a page
     process must not inherit any of these: it sees what `python -c` sees, minus `''`.
     Entries are resolved because torch resolves the module's path before comparing (a
-    symlinked environment would otherwise print absolute paths)."""
-    probe = [sys.executable, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"]
-    entries = json.loads(subprocess.run(probe, check=True, capture_output=True, text=True).stdout)
-    return tuple(os.path.realpath(entry) for entry in entries)
+    symlinked environment would otherwise print absolute paths). An entry that holds a
+    site-packages directory (a checkout on PYTHONPATH with its environment inside) goes
+    after it, for the same reason."""
+    probe = [sys.executable, "-c", "import json, site, sys; print(json.dumps([sys.path[1:], site.getsitepackages()]))"]
+    entries, site_dirs = json.loads(subprocess.run(probe, check=True, capture_output=True, text=True).stdout)
+    resolved = [os.path.realpath(entry) for entry in entries]
+    site_dirs = [os.path.realpath(directory) for directory in site_dirs]
+
+    def holds_site_packages(entry: str) -> bool:
+        return any(directory != entry and directory.startswith(entry.rstrip("/") + "/") for directory in site_dirs)
+
+    return tuple([entry for entry in resolved if not holds_site_packages(entry)] + [entry for entry in resolved if holds_site_packages(entry)])
 
 
 def _start(context, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
