@@ -45,24 +45,24 @@ test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
 
 goldens: $(INSTALLED)
-	$(PYTHON) -m handbook.goldens
+	$(PYTHON) -m handbook goldens
 
 # On a machine with a CUDA GPU: runs the GPU-only blocks and records them with device, torch and date.
 goldens-gpu: $(INSTALLED)
-	$(PYTHON) -m handbook.goldens --gpu-only
+	$(PYTHON) -m handbook goldens --gpu-only
 
 clean-cache:
 	rm -rf .cache
 
 # Rewrites source-index/torch-<release>.txt from the installed torch's shared libraries.
 source-index: $(INSTALLED)
-	$(PYTHON) -m handbook.sources
+	$(PYTHON) -m handbook source-index
 
 # A torch release not supported yet: its environment, its source index, and a drift report
 # against the nearest recorded release in drift/torch-<release>.md. Records nothing.
 new-release: $(INSTALLED)
-	$(PYTHON) -m handbook.sources
-	$(PYTHON) -m handbook.drift_report
+	$(PYTHON) -m handbook source-index
+	$(PYTHON) -m handbook drift-report
 
 # Build speed as ratios in one run (see bench/build_speed.py); takes several minutes.
 bench: $(INSTALLED)
@@ -74,7 +74,7 @@ versions:
 	$(VENV)/bin/mike set-default latest
 
 deploy-version: $(INSTALLED)
-	$(PYTHON) -m handbook.versions deploy
+	$(PYTHON) -m handbook deploy
 
 serve-versions: $(INSTALLED)
 	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(VENV)/bin/mike serve --dev-addr 127.0.0.1:8000

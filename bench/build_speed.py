@@ -87,7 +87,7 @@ def build(root: Path) -> float:
 
 def edit_one_block(root: Path, page: str) -> None:
     """Change the code of the page's first block without changing its output."""
-    from handbook.blocks import scan_page
+    from handbook.execution.blocks import scan_page
 
     block = scan_page(root, "docs", page).blocks[0]
     path = root / block.origin_file
@@ -99,11 +99,13 @@ def edit_one_block(root: Path, page: str) -> None:
 
 
 def serial_page_seconds(root: Path) -> dict[str, float]:
-    from handbook.blocks import scan_docs
-    from handbook.execution import _job, environment, has_cuda
-    from handbook.runner import run_pages
+    from handbook.execution.blocks import scan_docs
+    from handbook.execution.pipeline import _job, page_environment, prepare_page_processes
+    from handbook.execution.runner import run_pages
+    from handbook.execution.status import Status
 
-    cuda = has_cuda(environment(root))
+    prepare_page_processes(root)
+    cuda = page_environment(root).has_cuda
     seconds = {}
     for page in scan_docs(root):
         if not page.blocks:
@@ -111,7 +113,7 @@ def serial_page_seconds(root: Path) -> dict[str, float]:
         started = time.perf_counter()
         runs = run_pages([_job(page, cuda)], root, workers=1)[page.path]
         seconds[page.path] = time.perf_counter() - started
-        failed = [r.status for r in runs if r.status not in {"ok", "skipped"}]
+        failed = [r.status for r in runs if r.status not in {Status.OK, Status.SKIPPED}]
         if failed:
             raise SystemExit(f"{page.path} failed while measured serially: {failed}")
     return seconds
@@ -165,7 +167,7 @@ def main() -> int:
     print("\nper page, serial execution:")
     for page, value in sorted(pages.items(), key=lambda item: -item[1]):
         print(f"  {page:<42}{value:>10.2f}")
-    from handbook.runner import limits
+    from handbook.execution.runner import limits
 
     chosen = limits()
     print(f"\npages at once: {chosen.workers}, each limited to {chosen.page_memory / 2**30:.1f} GiB ({chosen.page_memory_source})")

@@ -1,1 +1,14 @@
-"""Build logic of the handbook: executed blocks, recorded outputs, source links."""
+"""The handbook's build logic: two halves, and the site layer above them.
+
+- `handbook.execution`: finding each page's blocks, running pages in processes of their
+  own, normalising what they print, recordings, the execution cache, re-recording.
+- `handbook.sources`: PyTorch's files at the installed torch's tag, symbols' lines in
+  them, and the pages' `pytorch:` links and excerpts.
+- The site layer: `plugin` (the mkdocs glue), `rendering`, `notebooks`, `versions`,
+  `prose` (quoted values, the prose guard), `reports` (failures, the execution report,
+  How this site is built, What changed, drift), and `__main__` (the commands).
+
+Below both halves: `environment` (the installed torch), `fences` (where a page's code is)
+and `versioned_prose` (which text an edition shows). The halves import only from below and
+from themselves; tests/test_layers.py checks it.
+"""

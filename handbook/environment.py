@@ -70,5 +70,30 @@ def gpu_possible(identity: TorchIdentity) -> bool:
     return identity.cuda is not None and bool(glob.glob("/dev/nvidia[0-9]*"))
 
 
-def describe(identity: TorchIdentity, device: str = "cpu") -> dict[str, str]:
-    return {"torch": identity.version, "git_version": identity.git_version, "python": platform.python_version(), "device": device}
+@dataclass(frozen=True)
+class Environment:
+    """What the examples run on: the one description the cache, the reports and the banner use."""
+
+    torch: str  # torch.__version__, e.g. 2.15.0+cu132
+    git_version: str
+    python: str  # platform.python_version()
+    device: str  # "cpu", or "cuda: <device name>"
+
+    @classmethod
+    def of(cls, identity: TorchIdentity, device: str = "cpu") -> Environment:
+        return cls(identity.version, identity.git_version, platform.python_version(), device)
+
+    @property
+    def release(self) -> str:
+        return release_of(self.torch)
+
+    @property
+    def has_cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
+    @property
+    def gpu_name(self) -> str:
+        return self.device.removeprefix("cuda: ")
+
+    def as_dict(self) -> dict[str, str]:
+        return {"torch": self.torch, "git_version": self.git_version, "python": self.python, "device": self.device}

@@ -20,7 +20,7 @@ import tinycss2
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from handbook.blocks import Page
+from handbook.execution.blocks import Page
 from handbook.environment import minor_version, release_of
 from handbook.fences import fences
 

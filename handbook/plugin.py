@@ -12,19 +12,23 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
-
 from mkdocs.structure.files import File
 
-from handbook import notebooks, prose_guard, rendering, site_report, source_map, versioned_prose, what_changed
-from handbook.blocks import BlockError, expand_includes, scan_docs
+from handbook import notebooks, versioned_prose
 from handbook.environment import installed_torch, minor_version
-from handbook.execution import SiteRun, cache_root, execute
-from handbook.quotes import resolve_quotes
-from handbook.recordings import recorded_releases
-from handbook.report import failure_report, killed_processes, write_report
-from handbook.runner import SettingError
-from handbook.source_links import Citation, SourceLinker, sections_without_links
-from handbook.sources import SourceError, SourceTree
+from handbook.execution.blocks import BlockError, expand_includes, scan_docs
+from handbook.execution.failures import failure_report, killed_processes
+from handbook.execution.pipeline import SiteRun, cache_root, execute
+from handbook.execution.recordings import recorded_releases
+from handbook.execution.runner import SettingError
+from handbook.prose import guard as prose_guard
+from handbook.prose.quotes import resolve_quotes
+from handbook.rendering import PageRenderer
+from handbook.reports import site_report, what_changed
+from handbook.reports.execution_report import write_report
+from handbook.sources import source_map
+from handbook.sources.links import Citation, SourceLinker, sections_without_links
+from handbook.sources.tree import SourceError, SourceTree
 
 log = logging.getLogger("mkdocs.plugins.handbook")
 
@@ -37,6 +41,7 @@ class HandbookConfig(Config):
 class HandbookPlugin(BasePlugin[HandbookConfig]):
     serving = False
     site: SiteRun | None = None
+    renderer: PageRenderer | None = None  # the page being rendered
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
@@ -53,8 +58,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         snippets = config.mdx_configs.get("pymdownx.snippets")
         if snippets is not None:
             snippets["base_path"] = [str(self.root)]
-        markdown_exec.formatters["python"] = rendering.format_python
-        markdown_exec.formatters["py"] = rendering.format_python
+        # markdown-exec's formatter registry is its own global; the page being rendered is ours.
+        markdown_exec.formatters["python"] = self._format_python
+        markdown_exec.formatters["py"] = self._format_python
         self.chapters = self._chapters(config.nav or [])
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
@@ -100,7 +106,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if not self.site.ok:
             problems.append(failure_report(self.site))
         problems += self._check_prose(files)
-        config.extra["handbook"] = {key: self.site.environment[key] for key in ("torch", "git_version", "python", "device")}
+        config.extra["handbook"] = self.site.environment.as_dict()
         config.extra["handbook"]["date"] = datetime.now(timezone.utc).date().isoformat()
         if problems:
             message = "\n\n".join(problems)
@@ -124,7 +130,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             # Lines kept: the notebook finds each block by its line in the page.
             markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page_path).markdown
             outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
-            notebook = notebooks.chapter_notebook(markdown, page, outputs, self.site.environment["torch"], lambda text, p=page_path: self._notebook_prose(text, p))
+            notebook = notebooks.chapter_notebook(markdown, page, outputs, self.site.environment.torch, lambda text, p=page_path: self._notebook_prose(text, p))
             path = notebooks.notebook_path(page_path)
             notebooks.write(notebook, directory / path)
             written.append(File(path, src_dir=str(directory), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
@@ -188,8 +194,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             changes_url = files.get_file_from_path(what_changed.PAGE).url_relative_to(page.file)
             page_changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page.file.src_uri)])
             changed = {block.index: (minor_version(self.release), f"{changes_url}#{anchor}") for block, anchor in page_changes.items()}
-        colab = notebooks.colab_url(config.repo_url, self.site.environment["torch"], page.file.src_uri) if page.file.src_uri in self.chapters else None
-        rendering.current = rendering.PageResults(page.file.src_uri, results, show_failures=self.serving, changed=changed, colab_url=colab)
+        colab = notebooks.colab_url(config.repo_url, self.site.environment.torch, page.file.src_uri) if page.file.src_uri in self.chapters else None
+        self.renderer = PageRenderer(page.file.src_uri, results, show_failures=self.serving, changed=changed, colab_url=colab)
         if page.file.generated_by:
             return markdown
         markdown = versioned_prose.render(markdown, self.release)
@@ -207,12 +213,16 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             outside = notebooks.external_resources(html)
             if outside:
                 raise PluginError(f"{page.file.src_uri}: the rendered notebook would load from outside the site: {', '.join(outside)}")
-        current = rendering.current
-        if current and len(current.taken) != len(current.results):
-            missing = [r.block.label for i, r in enumerate(current.results) if i not in current.taken]
+        missing = self.renderer.not_rendered() if self.renderer else []
+        self.renderer = None
+        if missing:
             raise PluginError(f"docs/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}")
-        rendering.current = None
         return html
+
+    def _format_python(self, **options) -> str:
+        if self.renderer is None:
+            raise PluginError("a Python block was rendered outside a page the handbook scanned")
+        return self.renderer.format_python(**options)
 
     def on_nav(self, nav, *, config, files):
         order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
@@ -224,7 +234,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if notebooks.is_notebook_page(page.file.src_uri):
             chapter = next(p for p in self.chapters if notebooks.notebook_path(p) == page.file.src_uri)
             page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[1]  # mkdocs-jupyter copies it next to the page
-            page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.site.environment["torch"], chapter)
+            page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.site.environment.torch, chapter)
         elif not page.file.generated_by:
             page.meta["last_changed"] = last_changed(self.root, self.docs_dir, page.file.src_uri)
         return context

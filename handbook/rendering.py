@@ -1,8 +1,10 @@
-"""Rendering executed blocks: markdown-exec's syntax, our results.
+"""Rendering executed blocks: markdown-exec's syntax and layout, the engine's results.
 
-`format_python` replaces markdown-exec's in-process Python formatter. It does not
-execute anything: the block already ran in its page's process, and this shows its
-source and its (normalised, recorded) output as text.
+markdown-exec owns the fence options, the source and result layout and the tabs; a
+formatter only says how code runs (`base_format(run=...)`). Here nothing runs: the
+block already ran in its page's process, and `run` hands back its (normalised,
+recorded) output with the notes that go under it. Fence options are checked when the
+page is scanned (`handbook.execution.blocks.check_options`).
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from markdown_exec import MarkdownConverter, add_source, code_block, default_tabs
+from markdown_exec import base_format, code_block
 
-from handbook.execution import BlockResult
-from handbook.report import describe
+from handbook.execution.blocks import ENGINE_OPTIONS
+from handbook.execution.failures import failure_message
+from handbook.execution.pipeline import BlockResult
+from handbook.execution.status import Status
 
-# Fence options that the engine reads; they are not HTML attributes.
-ENGINE_OPTIONS = ("timeout", "device", "memory", "predicts")
 MAX_LINES = 80
 MAX_CHARS = 10_000
 
@@ -26,7 +28,9 @@ class UnmatchedBlock(Exception):
 
 
 @dataclass
-class PageResults:
+class PageRenderer:
+    """The executed blocks of the page being rendered, handed out in page order by their code."""
+
     page: str
     results: list[BlockResult]
     show_failures: bool = False  # under `mkdocs serve`, a failure shows on its page
@@ -42,8 +46,52 @@ class PageResults:
                 return result
         raise UnmatchedBlock(f"docs/{self.page}: a rendered Python block was not found by the scan:\n{wanted[:300]}")
 
+    def not_rendered(self) -> list[str]:
+        return [result.block.label for index, result in enumerate(self.results) if index not in self.taken]
 
-current: PageResults | None = None
+    def format_python(self, *, code: str, **options) -> str:
+        """markdown-exec's formatter for `python` fences: source above, the output as text below, by default."""
+        result = self.take(code)
+        language = options.pop("result", "") or "text"
+        options["source"] = options.get("source") or "above"
+        options["extra"] = {key: value for key, value in options.get("extra", {}).items() if key not in ENGINE_OPTIONS}
+        if options.get("id_prefix") is None:
+            options["id_prefix"] = f"{result.block.id}-"
+        return base_format(language="python", run=lambda _code, **_: self.output_markdown(result, language), code=code, result="", **options)
+
+    def output_markdown(self, result: BlockResult, language: str) -> str:
+        """What goes under a block: its output, cut if long, and the notes that say where it came from."""
+        run_it = ""
+        if self.colab_url:
+            run_it = f' To run it on a GPU yourself, <a href="{html.escape(self.colab_url)}">open this chapter in Colab</a> and choose a GPU runtime.'
+        if result.status == Status.GPU_MISSING:
+            return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu", run_it)
+        if not result.passed and self.show_failures:
+            return code_block("text", failure_message(result), title="This block failed")
+        text, left_out = cut(result.output)
+        parts = []
+        if result.status == Status.GPU_RECORDED and result.gpu:
+            gpu = result.gpu
+            parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {gpu.device} with torch {gpu.torch} on {gpu.date}.", "gpu", run_it))
+        if text:
+            parts.append(code_block(language, text, title="Output"))
+        if result.predicted is not None:
+            parts.append(_prediction_note(result.predicted))
+        if left_out:
+            parts.append(_note(f"{left_out}; the whole output is in {result.recording}.", "cut"))
+        if result.status in {Status.UNRECORDED, Status.DRIFT}:
+            parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
+        if result.block.index in self.changed:
+            version, url = self.changed[result.block.index]
+            parts.append(f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>')
+        return "\n\n".join(parts)
+
+
+def _prediction_note(target: BlockResult) -> str:
+    if target.gpu:
+        gpu = target.gpu
+        return _note(f"A prediction, checked against the output recorded on {gpu.device} with torch {gpu.torch} on {gpu.date}: they agree.", "gpu")
+    return _note("A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu")
 
 
 def cut(output: str) -> tuple[str, str]:
@@ -63,45 +111,3 @@ def cut(output: str) -> tuple[str, str]:
 
 def _note(text: str, kind: str = "note", trusted_html: str = "") -> str:
     return f'<p class="handbook-{kind}">{html.escape(text)}{trusted_html}</p>'
-
-
-def render_result(result: BlockResult, language: str) -> str:
-    run_it = ""
-    if current and current.colab_url:
-        run_it = f' To run it on a GPU yourself, <a href="{html.escape(current.colab_url)}">open this chapter in Colab</a> and choose a GPU runtime.'
-    if result.status == "gpu-missing":
-        return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu", run_it)
-    if not result.passed and current and current.show_failures:
-        return code_block("text", describe(result), title="This block failed")
-    text, left_out = cut(result.output)
-    parts = []
-    if result.status == "gpu-recorded" and result.gpu:
-        parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {result.gpu.device} with torch {result.gpu.torch} on {result.gpu.date}.", "gpu", run_it))
-    if text:
-        parts.append(code_block(language, text, title="Output"))
-    if result.predicted is not None:
-        target = result.predicted
-        if target.gpu:
-            parts.append(_note(f"A prediction, checked against the output recorded on {target.gpu.device} with torch {target.gpu.torch} on {target.gpu.date}: they agree.", "gpu"))
-        else:
-            parts.append(_note("A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu"))
-    if left_out:
-        parts.append(_note(f"{left_out}; the whole output is in {result.recording}.", "cut"))
-    if result.status in {"unrecorded", "drift"}:
-        parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
-    if current and result.block.index in current.changed:
-        version, url = current.changed[result.block.index]
-        parts.append(f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>')
-    return "\n\n".join(parts)
-
-
-def format_python(*, code: str, md, source: str = "", result: str = "", tabs: tuple[str, str] = default_tabs, id: str = "", id_prefix: str | None = None, update_toc: bool = True, extra: dict | None = None, **_: object) -> str:  # noqa: A002
-    """A markdown-exec formatter: source above, recorded output below, by default."""
-    if current is None:
-        raise UnmatchedBlock("a Python block was rendered outside a scanned page")
-    extra = {key: value for key, value in (extra or {}).items() if key not in ENGINE_OPTIONS}
-    block_result = current.take(code)
-    output = render_result(block_result, result or "text")
-    wrapped = add_source(source=code, location=source or "above", output=output, language="python", tabs=tabs, result=result or "text", **extra)
-    prefix = id_prefix if id_prefix is not None else f"{block_result.block.id}-"
-    return MarkdownConverter(md, update_toc=update_toc).convert(wrapped, id_prefix=prefix)

@@ -1,4 +1,4 @@
-"""`python -m handbook.versions deploy`: publish this torch's build as one mike version.
+"""Publishing this torch's build as one mike version (`python -m handbook deploy`).
 
 One version per torch minor release (`2.13`, titled "torch 2.13"); the newest
 recorded release also carries the `latest` alias. mike commits to the local
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from handbook.environment import installed_torch, minor_version
-from handbook.recordings import recorded_releases
+from handbook.execution.recordings import recorded_releases
 
 
 def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[str]:
@@ -25,22 +25,8 @@ def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[s
     return [mike, "deploy", "--branch", branch, "--update-aliases", "--title", f"torch {version}", version, *aliases]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("action", choices=["deploy"])
-    parser.add_argument("--root", type=Path, default=Path("."))
-    parser.add_argument("--branch", default="gh-pages")
-    args = parser.parse_args()
-    command = deploy_command(args.root.resolve(), installed_torch().release, args.branch)
-    print(" ".join(command))
-    return subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
-
-
 def tool_environment() -> dict[str, str]:
     """mike runs `mkdocs` from PATH: it must be this environment's."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     return {**os.environ, "PATH": path, "HANDBOOK_VERSION_PROVIDER": "mike"}
 
-
-if __name__ == "__main__":
-    sys.exit(main())

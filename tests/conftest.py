@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from handbook.cache import CACHE_DIR_VARIABLES
+from handbook.execution.cache import CACHE_DIR_VARIABLES
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ class Project:
         return self.run("-m", "mkdocs", "build", env=env)
 
     def goldens(self, **env: str) -> subprocess.CompletedProcess:
-        return self.run("-m", "handbook.goldens", env=env)
+        return self.run("-m", "handbook", "goldens", env=env)
 
     def recordings(self) -> dict[str, str]:
         base = self.root / "recordings"

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from handbook.blocks import BlockError, scan_page
+from handbook.execution.blocks import BlockError, scan_page
 
 
 def test_blocks_know_their_origin_and_id(project):
@@ -49,8 +51,37 @@ def test_blocks_know_their_section(project):
 
 
 def test_includes_expand_as_on_the_page(project):
-    from handbook.blocks import expand_includes
+    from handbook.execution.blocks import expand_includes
 
     project.write("snippets/t/x.cpp", "// --8<-- [start:body]\n    int x = 1;\n// --8<-- [end:body]\n")
     markdown = '```cpp\n--8<-- "snippets/t/x.cpp:body"\n```\n\n--8<-- "pytorch:c10/core/TensorImpl.h#TensorImpl"\n'
     assert expand_includes(markdown, project.root, "docs/p.md") == '```cpp\nint x = 1;\n```\n\n--8<-- "pytorch:c10/core/TensorImpl.h#TensorImpl"\n'
+
+
+def test_line_ranges_as_pymdownx_snippets_reads_them(project):
+    project.write("snippets/t/x.py", "import torch\n\nx = 1\nprint(x)\ny = 2\n")
+    project.write("docs/p.md", '```python exec="on"\n--8<-- "snippets/t/x.py:3:4"\n```\n\n```python exec="on" id="tail"\n--8<-- "snippets/t/x.py:-1:"\n```\n')
+    first, last = scan_page(project.root, "docs", "p.md").blocks
+    assert (first.code, first.origin) == ("x = 1\nprint(x)", "snippets/t/x.py:3")
+    assert (last.code, last.origin) == ("y = 2", "snippets/t/x.py:5")
+
+
+@pytest.mark.parametrize(
+    "fence, message",
+    [
+        ('```python exec="on" session="a"', "the fence option session= is not supported here: every block of a page already runs"),
+        ('```python exec="on" html="1"', "the fence option html= is not supported here: outputs are recorded and shown as text"),
+        ('```python exec="on" timout="5"', "unknown fence option timout= (known: "),
+    ],
+)
+def test_an_option_that_would_be_dropped_fails_the_scan(project, fence, message):
+    project.write("docs/p.md", f"# P\n\n{fence}\nprint(1)\n```\n")
+    with pytest.raises(BlockError, match=re.escape(f"docs/p.md:3 (block 1): {message}")):
+        scan_page(project.root, "docs", "p.md")
+
+
+def test_several_line_ranges_are_refused_for_an_executed_block(project):
+    project.write("snippets/t/x.py", "a = 1\nb = 2\nc = 3\n")
+    project.write("docs/p.md", '```python exec="on"\n--8<-- "snippets/t/x.py:1:1,3:3"\n```\n')
+    with pytest.raises(BlockError, match="names several line ranges"):
+        scan_page(project.root, "docs", "p.md")

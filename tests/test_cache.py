@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from handbook.blocks import Block, Page
-from handbook.cache import ExecutionCache, cache_key
-from handbook.runner import BlockRun
+from handbook.execution.blocks import Block, Page
+from handbook.environment import Environment
+from handbook.execution.cache import ExecutionCache, cache_key
+from handbook.execution.runner import BlockRun
 
-ENV = {"torch": "2.13.0+cpu", "git_version": "abc", "python": "3.11.7", "device": "cpu"}
+ENV = Environment("2.13.0+cpu", "abc", "3.11.7", "cpu")
 BLOCK = Block("p.md", 1, "b", "print(1)", "snippets/p.py", 3, 2)
 PAGE = Page("p.md", (BLOCK,))
 
@@ -38,7 +39,7 @@ def test_any_change_to_the_blocks_misses(changed):
 
 @pytest.mark.parametrize("part", ["torch", "git_version", "python", "device"])
 def test_any_change_to_the_environment_misses(part):
-    assert cache_key(PAGE, {**ENV, part: "other"}) != cache_key(PAGE, ENV)
+    assert cache_key(PAGE, replace(ENV, **{part: "other"})) != cache_key(PAGE, ENV)
 
 
 def test_torch_settings_from_the_environment_are_in_the_key(monkeypatch):
@@ -49,7 +50,7 @@ def test_torch_settings_from_the_environment_are_in_the_key(monkeypatch):
 
 def test_engine_source_is_in_the_key(monkeypatch):
     before = cache_key(PAGE, ENV)
-    monkeypatch.setattr("handbook.cache.engine_version", lambda: "changed")
+    monkeypatch.setattr("handbook.execution.cache.engine_version", lambda: "changed")
     assert cache_key(PAGE, ENV) != before
 
 

@@ -6,8 +6,8 @@ import re
 import shutil
 from pathlib import Path
 
-from handbook.blocks import scan_docs
-from handbook.recordings import Recordings
+from handbook.execution.blocks import scan_docs
+from handbook.execution.recordings import Recordings
 
 REPO = Path(__file__).resolve().parent.parent
 

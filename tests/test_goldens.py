@@ -1,4 +1,4 @@
-"""`python -m handbook.goldens` killed with SIGKILL at each step of writing leaves the
+"""`python -m handbook goldens` killed with SIGKILL at each step of writing leaves the
 recordings as they were or fully updated, and its next run leaves nothing behind."""
 
 from __future__ import annotations

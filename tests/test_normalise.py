@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from handbook.normalise import NORMALISERS, normalise
+from handbook.execution.normalise import NORMALISERS, normalise
 
 REPO = Path("/somewhere/repo")
 
@@ -70,7 +70,7 @@ def test_each_normaliser_is_linear_on_megabytes(name, timed):
     seconds = timed(f"""
         import sysconfig, tempfile, time
         from pathlib import Path
-        from handbook import normalise
+        from handbook.execution import normalise
         N = {SIZE}
         texts = [{", ".join(ADVERSARIAL[name])}]
         started = time.perf_counter()

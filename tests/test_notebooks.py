@@ -10,11 +10,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from handbook.blocks import scan_docs
+from handbook.execution.blocks import scan_docs
 from handbook.environment import installed_torch
-from handbook.normalise import normalise
+from handbook.execution.normalise import normalise
 from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command
-from handbook.recordings import Recordings, recorded_releases
+from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent

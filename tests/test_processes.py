@@ -8,7 +8,7 @@ import random
 import psutil
 import pytest
 
-from handbook.processes import descendants, end_descendants
+from handbook.execution.processes import descendants, end_descendants
 
 PAGE = '''
 # Demo

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from handbook.prose_guard import contradictions, numbers
-from handbook.recordings import recorded_releases
+from handbook.prose.guard import contradictions, numbers
+from handbook.execution.recordings import recorded_releases
 
 REPO = Path(__file__).resolve().parent.parent
 

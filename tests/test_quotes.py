@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from handbook.quotes import resolve_quotes
+from handbook.prose.quotes import resolve_quotes
 
 OUTPUTS = {("setup.md", "version"): "torch.__version__ : 2.15.0+cu132\nrows: 96", ("dispatch.md", "table"): "rows in the table: 97"}
 

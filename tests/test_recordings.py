@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from handbook.blocks import Block, Page
+from handbook.execution.blocks import Block, Page
 from handbook.environment import release_of
-from handbook.recordings import Recordings, recover_stage, staged, unified_diff
+from handbook.execution.recordings import Recordings, recover_stage, staged, unified_diff
 
 
 def block(page="ch.md", id_="b", **options):
@@ -80,7 +80,7 @@ ADVERSARIAL_DIFFS = [
 def test_diff_time_is_linear_on_megabytes(timed):
     seconds = timed(f"""
         import time
-        from handbook.recordings import unified_diff
+        from handbook.execution.recordings import unified_diff
         N = {4 * 2**20}
         pairs = [{", ".join(f"({a}, {b})" for a, b in ADVERSARIAL_DIFFS)}]
         started = time.perf_counter()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook import runner
-from handbook.runner import BlockJob, PageJob, SettingError, block_memory, block_timeout, interpreter_search_path, limits, parse_size, run_pages
+from handbook.execution import runner
+from handbook.execution.runner import BlockJob, PageJob, SettingError, block_memory, block_timeout, interpreter_search_path, limits, parse_size, run_pages
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -168,8 +168,8 @@ extension._find_cuda_home()
 PYTEST_LAUNCH = """
 from pathlib import Path
 
-from handbook.execution import execute
-from handbook.report import failure_report
+from handbook.execution.pipeline import execute
+from handbook.execution.failures import failure_report
 
 
 def test_pages_match_their_recordings():
@@ -210,7 +210,7 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
         result = subprocess.run(command, cwd=project.root, env=env, capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, f"{' '.join(command)}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
 
-    launch(python, "-m", "handbook.goldens")
+    launch(python, "-m", "handbook", "goldens")
     recorded = project.recordings()
     assert re.fullmatch(r"W torch/utils/cpp_extension\.py:\d+\] No CUDA runtime is found, using CUDA_HOME='<tmp>'\n", recorded["torch-2.13.0/index/block-1.txt"])
     launch(python, "-m", "mkdocs", "build")

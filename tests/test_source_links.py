@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from handbook.source_links import SourceLinker, sections_without_links
-from handbook.sources import SourceError, SourceTree
-from handbook.symbols import find_python
+from handbook.sources.links import SourceLinker, sections_without_links
+from handbook.sources.tree import SourceError, SourceTree
+from handbook.sources.symbols import find_python
 
 REPO = Path(__file__).resolve().parent.parent
 

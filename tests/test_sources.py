@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from handbook.environment import TorchIdentity, installed_torch, site_packages
-from handbook.sources import SourceError, SourceTree
+from handbook.sources.tree import SourceError, SourceTree
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from handbook.environment import minor_version
-from handbook.recordings import recorded_releases
+from handbook.execution.recordings import recorded_releases
 from handbook.versions import deploy_command
 
 

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from handbook.execution import SiteRun
+from handbook.execution.pipeline import SiteRun
 
 PAGE = "how-this-site-is-built.md"
-
-STATUS_MEANING = {
-    "ok": "executed in this build",
-    "cached": "executed in an earlier build with identical code, includes and environment; its run was reused",
-    "gpu-recorded": "GPU-only; shows the output recorded on a GPU (device and date below)",
-    "gpu-missing": "GPU-only; no output has been recorded on a GPU yet",
-    "recorded": "not executed (render-only preview build)",
-}
 
 
 def render(site: SiteRun, titles: dict[str, str]) -> str:
@@ -32,10 +24,10 @@ def render(site: SiteRun, titles: dict[str, str]) -> str:
         "",
         "| Property | Value |",
         "|---|---|",
-        f"| torch | `{env['torch']}` |",
-        f"| commit | `{env['git_version']}` |",
-        f"| Python | `{env['python']}` |",
-        f"| device | `{env['device']}` |",
+        f"| torch | `{env.torch}` |",
+        f"| commit | `{env.git_version}` |",
+        f"| Python | `{env.python}` |",
+        f"| device | `{env.device}` |",
         f"| blocks | {len(results)} |",
         "",
         # Raw HTML: the report is written after the build, so mkdocs must not validate this link.
@@ -46,7 +38,7 @@ def render(site: SiteRun, titles: dict[str, str]) -> str:
         "| Status | Blocks | Meaning |",
         "|---|---|---|",
     ]
-    lines += [f"| `{status}` | {count} | {STATUS_MEANING.get(status, 'failed')} |" for status, count in sorted(statuses.items())]
+    lines += [f"| `{status.value}` | {count} | {status.meaning} |" for status, count in sorted(statuses.items())]
     lines += ["", "## Pages", "", "| Page | Blocks | Seconds (as executed) |", "|---|---|---|"]
     by_page: dict[str, list] = defaultdict(list)
     for result in results:

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from markdown.extensions.toc import slugify
 
-from handbook.source_links import Citation
+from handbook.sources.links import Citation
 
 PAGE = "source-map.md"
 

@@ -29,12 +29,10 @@ from pathlib import Path
 
 import psutil
 
-from handbook import page_process, processes
+from handbook.execution import page_process, processes
+from handbook.execution.status import Status
 
 DEFAULT_TIMEOUT = 120.0
-OK = "ok"
-SKIPPED = "skipped"  # not run here by design (a GPU-only block without a GPU)
-SUCCESS = {OK, SKIPPED}
 MAX_OUTPUT_BYTES = page_process.MAX_OUTPUT_BYTES
 WATCH_SECONDS = 0.1  # how often each page's memory is measured
 # Pages may use this share of the memory available when the build starts; the rest is
@@ -65,7 +63,7 @@ class PageJob:
 
 @dataclass
 class BlockRun:
-    status: str  # ok, raised, exit, exited, crashed, timeout, output, memory, not-run
+    status: Status
     output: str = ""
     error: str = ""
     seconds: float = 0.0
@@ -190,7 +188,7 @@ def limits(workers: int | None = None) -> Limits:
 
 def _context():
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["handbook.preload"])
+    context.set_forkserver_preload(["handbook.execution.preload"])
     return context
 
 
@@ -227,14 +225,14 @@ def _output_size(path: str | None) -> int:
         return 0
 
 
-def _describe_exit(code: int | None) -> tuple[str, str]:
+def _describe_exit(code: int | None) -> tuple[Status, str]:
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return "crashed", f"the page process crashed ({name}) during this block"
-    return "exited", f"the page process exited with code {code} during this block (os._exit or a fatal error)"
+        return Status.CRASHED, f"the page process crashed ({name}) during this block"
+    return Status.EXITED, f"the page process exited with code {code} during this block (os._exit or a fatal error)"
 
 
 @functools.cache
@@ -269,7 +267,7 @@ def _start(context, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
     with _main_script_hidden():
         process.start()
     sender.close()
-    runs = [BlockRun("not-run" if b.run else SKIPPED) for b in job.blocks]
+    runs = [BlockRun(Status.NOT_RUN if b.run else Status.SKIPPED) for b in job.blocks]
     return _Running(job, process, receiver, capture_dir, runs, limits)
 
 
@@ -290,7 +288,7 @@ def _handle(state: _Running, message: tuple) -> None:
         state.finished = True
 
 
-def _fail(state: _Running, status: str, error: str) -> None:
+def _fail(state: _Running, status: Status, error: str) -> None:
     """Fail the running block, or, between blocks, the block that ran last."""
     index = state.current if state.current is not None else state.last
     seconds = time.perf_counter() - state.started if state.current is not None else state.runs[index].seconds
@@ -310,7 +308,7 @@ def _killpg(state: _Running) -> None:
         state.process.kill()
 
 
-def _stop(state: _Running, status: str, error: str) -> None:
+def _stop(state: _Running, status: Status, error: str) -> None:
     """Kill a live page and everything it started; fail its block."""
     _record_killed(state, processes.end_tree(state.process.pid))
     _killpg(state)
@@ -327,14 +325,14 @@ def _end_orphans(state: _Running) -> None:
         pass
 
 
-def _overstepped(state: _Running, now: float) -> tuple[str, str] | None:
+def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     """A limit the page is past: its block's time, its block's output, or its memory."""
     if state.current is not None:
         timeout = state.job.blocks[state.current].timeout
         if now - state.started > timeout:
-            return "timeout", f"the block ran past its timeout of {timeout:g} s and was killed"
+            return Status.TIMEOUT, f"the block ran past its timeout of {timeout:g} s and was killed"
         if _output_size(state.capture) > MAX_OUTPUT_BYTES:
-            return "output", page_process.too_much_output() + "; it was killed"
+            return Status.OUTPUT, page_process.too_much_output() + "; it was killed"
     if now < state.next_watch:
         return None
     state.next_watch = now + WATCH_SECONDS
@@ -342,7 +340,7 @@ def _overstepped(state: _Running, now: float) -> tuple[str, str] | None:
     state.known.update((process.pid, process) for process in below)
     limit, source = state.memory_limit()
     if memory > limit:
-        return "memory", (
+        return Status.MEMORY, (
             f"its processes held {_size(memory)} of resident memory, past the page's limit of {_size(limit)} "
             f"({source}), and were killed; a block that needs more can raise it with memory=\"...\" on its fence"
         )
@@ -407,7 +405,7 @@ print(json.dumps({"torch": torch.__version__, "git_version": torch.version.git_v
 
 def probe_environment(repo_root: Path) -> dict[str, str]:
     """What the page processes run on: torch version and commit, Python, device."""
-    result = run_pages([PageJob("<probe>", [BlockJob(PROBE, "handbook/runner.py", 1, 60.0)])], repo_root, workers=1)
+    result = run_pages([PageJob("<probe>", [BlockJob(PROBE, "handbook/execution/runner.py", 1, 60.0)])], repo_root, workers=1)
     run = result["<probe>"][0]
     if run.status != OK:
         raise RuntimeError(f"cannot start a page process: {run.error or run.status}\n{run.output}")

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
-from handbook.blocks import Block, Page
+from handbook.execution.blocks import Block, Page
 from handbook.environment import minor_version
-from handbook.recordings import Recordings, recorded_releases
+from handbook.execution.recordings import Recordings, recorded_releases
 
 PAGE = "what-changed.md"
 MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MULTILINE)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handbook.blocks import Block, Page
+from handbook.execution.blocks import Block, Page
 from handbook.environment import version_key
 
 PROVENANCE_END = "--- output ---"

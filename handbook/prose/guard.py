@@ -1,7 +1,7 @@
 """The prose guard: a number typed in prose that another release prints and this one does not.
 
 Prose is shared by every edition; a value a block prints belongs in a quote
-(`handbook.quotes`) or in versioned prose. For each supported release, every number
+(`handbook.prose.quotes`) or in versioned prose. For each supported release, every number
 in a page's prose as that edition shows it (versioned prose applied, quotes and
 fences left out) is looked up in the page's recordings: a number that the page's
 blocks print under another release but not under this one is almost certainly a
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from handbook import versioned_prose
 from handbook.fences import prose_lines
-from handbook.quotes import QUOTE
-from handbook.recordings import Recordings
+from handbook.prose.quotes import QUOTE
+from handbook.execution.recordings import Recordings
 
 # 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing)
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")

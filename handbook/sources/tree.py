@@ -3,7 +3,7 @@
 A repository path maps to a file shipped in the wheel (Python files, headers, the
 YAML files under torchgen), or, for files the wheel does not ship (`.cpp`, `.cu`),
 to an entry of the committed source index, made from the source paths recorded in
-the installed shared libraries (`python -m handbook.sources` rewrites it).
+the installed shared libraries (`handbook.sources.index`, `python -m handbook source-index`).
 """
 
 from __future__ import annotations
@@ -130,38 +130,3 @@ class SourceTree:
 
 def index_path(root: Path, identity: TorchIdentity) -> Path:
     return root / INDEX_DIR / f"torch-{identity.release}.txt"
-
-
-def paths_in_libraries(packages: Path) -> set[str]:
-    """Source paths that the compiler recorded in the shared libraries (assertions, logging)."""
-    pattern = re.compile(re.escape(BUILD_PREFIX) + rb"([A-Za-z0-9_./+-]+\.(?:cpp|cu|cc|c|h|hpp|cuh|py|yaml))")
-    found: set[str] = set()
-    for library in sorted((packages / "torch" / "lib").glob("*.so*")):
-        for match in pattern.finditer(library.read_bytes()):
-            path = match[1].decode()
-            if not path.startswith("build/") and not any(p.search(path) for p in GENERATED):
-                found.add(path)
-    return found
-
-
-def write_index(root: Path) -> Path:
-    packages = site_packages()
-    identity = installed_torch(packages)
-    path = index_path(root, identity)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    header = f"# torch: {identity.version}\n# git_version: {identity.git_version}\n# made by `python -m handbook.sources` from the source paths in torch/lib/*.so\n"
-    path.write_text(header + "".join(f"{p}\n" for p in sorted(paths_in_libraries(packages))), encoding="utf-8")
-    return path
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description="Rewrite the source index for the installed torch.")
-    parser.add_argument("--root", default=".", type=Path)
-    args = parser.parse_args()
-    path = write_index(args.root.resolve())
-    print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

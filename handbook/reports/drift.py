@@ -1,4 +1,4 @@
-"""`python -m handbook.drift_report`: what the installed torch changes, before anything is recorded.
+"""The drift report: what the installed torch changes, before anything is recorded (`python -m handbook drift-report`).
 
 Runs every block, compares each output with the recordings of the nearest recorded
 release (or the installed release's own, once recorded), resolves every source link
@@ -16,18 +16,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from handbook.environment import installed_torch
-from handbook.execution import SiteRun, execute
-from handbook.recordings import Recordings
-from handbook.report import WHAT_HAPPENED
-from handbook.source_links import SourceAnchors, source_anchors
-from handbook.source_map import title_of
+from handbook.execution.pipeline import SiteRun, execute
+from handbook.execution.recordings import Recordings
+from handbook.execution.status import Status
+from handbook.sources.links import SourceAnchors, source_anchors
+from handbook.sources.source_map import title_of
 
 MAX_LINE = 400  # characters of one diff line shown; the report is read, not parsed
 
 
 def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
     lines = ["## Outputs", ""]
-    failures = [r for r in site.failures() if r.status != "not-run"]
+    failures = [r for r in site.failures() if r.status != Status.NOT_RUN]
     if not failures:
         return lines + ["Every block prints what is recorded.", ""]
     for page in site.pages:
@@ -39,7 +39,7 @@ def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
         for result in shown:
             block = result.block
             lines += [f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`)", ""]
-            lines += [WHAT_HAPPENED.get(result.status, result.status) + ":", "", "```diff" if result.status == "drift" else "```text"]
+            lines += [result.status.meaning + ":", "", "```diff" if result.status == Status.DRIFT else "```text"]
             lines += [line if len(line) <= MAX_LINE else line[:MAX_LINE] + " … (cut)" for line in result.error.splitlines()] + ["```", ""]
     return lines
 
@@ -64,7 +64,7 @@ def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
     baseline = site.compared_with or identity.release
     found = source_anchors(root, docs_dir)
     recorded = Recordings(root, baseline).anchors()
-    failing = [r for r in site.failures() if r.status != "not-run"]
+    failing = [r for r in site.failures() if r.status != Status.NOT_RUN]
     moved = sum(1 for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
     summary = (
         f"torch {identity.version} against the recordings of torch {baseline}: {len(failing)} of {len(site.all_results())} blocks differ or fail, "
@@ -73,7 +73,7 @@ def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
     header = [
         f"# Drift report: torch {identity.release}",
         "",
-        f"torch `{identity.version}` (commit `{identity.git_version}`), Python {site.environment['python']}, "
+        f"torch `{identity.version}` (commit `{identity.git_version}`), Python {site.environment.python}, "
         f"{datetime.now(timezone.utc).date().isoformat()}.",
         "",
         f"{summary}. Nothing was recorded. Review each difference, fix what broke (or version the prose), "
@@ -85,21 +85,3 @@ def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
     report = header + _outputs_section(site, root, docs_dir) + _anchors_section(found, recorded, baseline, identity.release)
     return "\n".join(report) + "\n", summary
 
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--root", default=".", type=Path)
-    parser.add_argument("--docs-dir", default="docs")
-    parser.add_argument("--output", type=Path, help="where to write the report (default: drift/torch-<release>.md)")
-    args = parser.parse_args()
-    root = args.root.resolve()
-    output = args.output or root / "drift" / f"torch-{installed_torch().release}.md"
-    report, summary = drift_report(root, args.docs_dir)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(report, encoding="utf-8")
-    print(f"{summary}\nreport: {output}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

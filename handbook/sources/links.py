@@ -15,8 +15,8 @@ from pathlib import Path
 from handbook import versioned_prose
 
 from handbook.fences import prose_lines
-from handbook.sources import SourceError, SourceTree
-from handbook.symbols import Span, find
+from handbook.sources.tree import SourceError, SourceTree
+from handbook.sources.symbols import Span, find
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")

@@ -25,7 +25,8 @@ import traceback
 import warnings
 from pathlib import Path
 
-from handbook import processes
+from handbook.execution import processes
+from handbook.execution.status import Status
 
 THIS_FILE = os.path.abspath(__file__)
 # A recorded output is meant to be read; past this, a block fails (the parent also
@@ -123,22 +124,22 @@ def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_
         os.dup2(fd, 2)
         os.close(fd)
         started = time.perf_counter()
-        status, error = "ok", ""
+        status, error = Status.OK, ""
         try:
             exec(compile_block(block["code"], os.path.join(repo_root, block["file"]), block["line"]), namespace)
         except SystemExit as exit_:
-            status, error = "exit", f"the block called sys.exit({exit_.code!r})"
+            status, error = Status.EXIT, f"the block called sys.exit({exit_.code!r})"
         except BaseException as failure:  # noqa: BLE001 - every failure is reported, none is fatal here
-            status, error = "raised", format_failure(failure)
+            status, error = Status.RAISED, format_failure(failure)
         sys.stdout.flush()
         sys.stderr.flush()
         _libc_flush()
-        if status == "ok" and os.stat(capture).st_size > MAX_OUTPUT_BYTES:
-            status, error = "output", too_much_output()
+        if status == Status.OK and os.stat(capture).st_size > MAX_OUTPUT_BYTES:
+            status, error = Status.OUTPUT, too_much_output()
         spawned = [p.pid for p in processes.descendants(os.getpid()) if p.pid not in started_by]
         started_by.update((pid, index) for pid in spawned)
         conn.send(("done", index, status, error, time.perf_counter() - started, spawned))
-        if status != "ok":
+        if status != Status.OK:
             break
     # Nothing a page started outlives it: not its children, nor what left its process group.
     killed = processes.end_descendants(os.getpid())

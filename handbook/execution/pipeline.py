@@ -6,6 +6,7 @@ This is the one entry point that the mkdocs plugin, the pytest items and the
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -13,16 +14,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook import runner
-from handbook.blocks import Block, BlockError, Page, scan_docs
-from handbook.environment import describe, gpu_possible, installed_torch, release_of
-from handbook.cache import ExecutionCache, cache_key, write_atomically
-from handbook.normalise import normalise
-from handbook.recordings import GpuRecording, Recordings, nearest_release, unified_diff
-from handbook.runner import BlockJob, BlockRun, PageJob
+from handbook.execution import runner
+from handbook.execution.blocks import Block, BlockError, Page, scan_docs
+from handbook.environment import Environment, gpu_possible, installed_torch
+from handbook.execution.cache import ExecutionCache, cache_key, write_atomically
+from handbook.execution.normalise import normalise
+from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
+from handbook.execution.runner import BlockJob, BlockRun, PageJob
+from handbook.execution.status import Status
 
-# Statuses of a block after its run was checked against its recording.
-PASSED = {"ok", "cached", "gpu-recorded", "gpu-missing", "recorded"}
 CACHE_DIR = ".cache/handbook"
 
 
@@ -30,8 +30,8 @@ def cache_root(root: Path) -> Path:
     return Path(os.environ.get("HANDBOOK_CACHE_DIR") or root / CACHE_DIR)
 
 
-def prepare_process_environment(root: Path) -> None:
-    """Settings every page process inherits; must be set before the fork server starts."""
+def prepare_page_processes(root: Path) -> None:
+    """Settings every page process inherits, in this process's environment; before the fork server starts."""
     caches = cache_root(root)
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(caches / "inductor"))
     # One directory per torch: an extension built against one torch must not be loaded by another.
@@ -47,7 +47,7 @@ def prepare_process_environment(root: Path) -> None:
 @dataclass
 class BlockResult:
     block: Block
-    status: str
+    status: Status
     output: str = ""
     error: str = ""
     seconds: float = 0.0
@@ -58,12 +58,12 @@ class BlockResult:
 
     @property
     def passed(self) -> bool:
-        return self.status in PASSED
+        return self.status.passes
 
 
 @dataclass
 class SiteRun:
-    environment: dict[str, str]
+    environment: Environment
     pages: list[Page]
     results: dict[str, list[BlockResult]] = field(default_factory=dict)
     stale: list[str] = field(default_factory=list)
@@ -85,21 +85,12 @@ class SiteRun:
         return not self.failures() and not self.stale and not self.compared_with
 
 
-_environment: dict[str, str] | None = None
-
-
-def environment(root: Path) -> dict[str, str]:
-    """Known once per process; a page process is asked only where a GPU may exist."""
-    global _environment
-    if _environment is None:
-        prepare_process_environment(root)
-        identity = installed_torch()
-        _environment = runner.probe_environment(root) if gpu_possible(identity) else describe(identity)
-    return _environment
-
-
-def has_cuda(env: dict[str, str]) -> bool:
-    return env["device"].startswith("cuda")
+@functools.cache
+def page_environment(root: Path) -> Environment:
+    """What page processes run on, known once per process: read from the installed torch, and
+    asked of a page process only where a GPU may exist (page processes must be prepared first)."""
+    identity = installed_torch()
+    return Environment(**runner.probe_environment(root)) if gpu_possible(identity) else Environment.of(identity)
 
 
 def _job(page: Page, cuda: bool) -> PageJob:
@@ -115,23 +106,25 @@ def _job(page: Page, cuda: bool) -> PageJob:
 
 def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
     """Render-only: show the recordings, run nothing (`HANDBOOK_EXECUTE=0`, for previews and `make bench`)."""
-    env = describe(installed_torch())
-    recordings = Recordings(root, release_of(env["torch"]))
+    env = Environment.of(installed_torch())
+    recordings = Recordings(root, env.release)
     site = SiteRun(env, pages)
     for page in pages:
         site.results[page.path] = [
-            BlockResult(b, "recorded", recordings.read(b) or "", recording=recordings.relative(recordings.path(b))) if b.device != "cuda"
-            else check(b, BlockRun(runner.SKIPPED), recordings, cuda=False)
+            BlockResult(b, Status.RECORDED, recordings.read(b) or "", recording=recordings.relative(recordings.path(b))) if b.device != "cuda"
+            else check(b, BlockRun(Status.SKIPPED), recordings, cuda=False)
             for b in page.blocks
         ]
     return site
 
 
-def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int | None = None, only: set[str] | None = None) -> SiteRun:
+def run_site(
+    root: Path, pages: list[Page], cache: ExecutionCache, workers: int | None = None, only: set[str] | None = None
+) -> SiteRun:
     """Execute `pages` (or those named in `only`), reusing cached pages, and check every block."""
     started = time.perf_counter()
-    env = environment(root)
-    cuda = has_cuda(env)
+    env = page_environment(root)
+    cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
     timings = PageTimings(cache.directory.parent / "page-seconds.json")
     runs: dict[str, list[BlockRun]] = {}
@@ -141,7 +134,7 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
         keys[page.path] = cache_key(page, env)
         cached = cache.load(keys[page.path], len(page.blocks))
         if cached is not None:
-            runs[page.path] = [BlockRun("cached" if r.status == runner.OK else r.status, r.output, r.error, r.seconds) for r in cached]
+            runs[page.path] = [BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds) for r in cached]
         else:
             to_run.append(_job(page, cuda))
 
@@ -157,7 +150,7 @@ def run_site(root: Path, pages: list[Page], cache: ExecutionCache, workers: int 
     to_run.sort(key=timings.expected, reverse=True)
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    release = release_of(env["torch"])
+    release = env.release
     recordings = Recordings(root, release)
     site = SiteRun(env, pages, executed_pages=[job.page for job in to_run])
     if not recordings.directory.is_dir() and nearest_release(root, release):
@@ -179,19 +172,19 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
     if block.device == "cuda":
         result.gpu = recordings.read_gpu(block)
         if not cuda:
-            result.status = "gpu-recorded" if result.gpu else "gpu-missing"
+            result.status = Status.GPU_RECORDED if result.gpu else Status.GPU_MISSING
             result.output = result.gpu.output if result.gpu else ""
             return result
         recorded = result.gpu.output if result.gpu else None
     else:
         recorded = recordings.read(block)
-    if run.status not in {runner.OK, "cached"}:
+    if not run.status.ran:
         return result
     if recorded is None:
-        result.status = "unrecorded"
+        result.status = Status.UNRECORDED
         result.error = f"no recording at {path}; run `make goldens` to record it"
     elif recorded != run.output:
-        result.status = "drift"
+        result.status = Status.DRIFT
         result.error = unified_diff(recorded, run.output, path)
     return result
 
@@ -209,7 +202,7 @@ def check_predictions(results: list[BlockResult]) -> None:
             continue
         target = by_id.get(target_id)
         if target is None or target.block.device != "cuda":
-            result.status, result.error = "mispredicted", f"predicts={target_id!r}: the page has no GPU-only block with that id"
+            result.status, result.error = Status.MISPREDICTED, f"predicts={target_id!r}: the page has no GPU-only block with that id"
             continue
         result.predicted = target
         if target.gpu is None:
@@ -221,7 +214,7 @@ def check_predictions(results: list[BlockResult]) -> None:
             if measured.get(m["name"]) != m["value"]
         ]
         if wrong:
-            result.status = "mispredicted"
+            result.status = Status.MISPREDICTED
             result.error = f"the GPU recording of {target_id!r} ({target.gpu.device}, {target.gpu.date}) differs from this prediction:\n" + "\n".join(wrong)
 
 
@@ -248,11 +241,14 @@ class PageTimings:
             pass  # an ordering hint only
 
 
-def execute(root: Path, docs_dir: str = "docs", cache_enabled: bool | None = None, workers: int | None = None, only: set[str] | None = None) -> SiteRun:
+def execute(
+    root: Path, docs_dir: str = "docs", cache_enabled: bool | None = None, workers: int | None = None, only: set[str] | None = None
+) -> SiteRun:
     """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
     if cache_enabled is None:
         cache_enabled = os.environ.get("HANDBOOK_CACHE", "1") != "0"
     pages = scan_docs(root, docs_dir, only)
     if os.environ.get("HANDBOOK_EXECUTE", "1") == "0":
         return recorded_site(root, pages)
+    prepare_page_processes(root)
     return run_site(root, pages, ExecutionCache(cache_root(root) / "exec", cache_enabled), workers=workers, only=only)

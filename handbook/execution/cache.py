@@ -16,12 +16,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from handbook import runner
-from handbook.blocks import Page
-from handbook.runner import BlockRun
+from handbook.environment import Environment
+from handbook.execution.blocks import Page
+from handbook.execution.runner import BlockRun
+from handbook.execution.status import Status
 
 # Read, not imported: importing `preload` would load torch into the build process.
-ENGINE_MODULES = ("handbook.runner", "handbook.page_process", "handbook.processes", "handbook.preload", "handbook.normalise")
+ENGINE_MODULES = ("handbook.execution.runner", "handbook.execution.page_process", "handbook.execution.processes", "handbook.execution.preload", "handbook.execution.normalise")
 FORMAT = 1
 
 
@@ -32,11 +33,11 @@ def engine_version() -> str:
     return digest.hexdigest()[:16]
 
 
-def cache_key(page: Page, environment: dict[str, str]) -> str:
+def cache_key(page: Page, environment: Environment) -> str:
     payload = {
         "format": FORMAT,
         "engine": engine_version(),
-        "environment": {key: environment[key] for key in ("torch", "git_version", "python", "device")},
+        "environment": environment.as_dict(),
         "page": page.path,
         "blocks": [[b.id, b.code, b.origin_file, b.origin_line, sorted(b.options.items())] for b in page.blocks],
         # Settings read by torch from the environment change outputs too.
@@ -62,15 +63,15 @@ class ExecutionCache:
             return None
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            runs = [BlockRun(**entry) for entry in data["runs"]]
+            runs = [BlockRun(**{**entry, "status": Status(entry["status"])}) for entry in data["runs"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing or corrupt: recompute
-        if len(runs) != blocks or any(run.status not in runner.SUCCESS for run in runs):
+        if len(runs) != blocks or any(run.status not in {Status.OK, Status.SKIPPED} for run in runs):
             return None
         return runs
 
     def store(self, key: str, runs: list[BlockRun]) -> None:
-        if not self.enabled or any(run.status not in runner.SUCCESS for run in runs):
+        if not self.enabled or any(run.status not in {Status.OK, Status.SKIPPED} for run in runs):
             return
         write_atomically(self._path(key), json.dumps({"runs": [vars(run) for run in runs]}))
 

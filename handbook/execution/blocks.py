@@ -7,10 +7,13 @@ file line. Rendering later matches blocks by their expanded code.
 
 from __future__ import annotations
 
+import functools
 import re
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import markdown
+from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPreprocessor
 
 from handbook.fences import FenceError, fences, prose_lines
 
@@ -19,6 +22,21 @@ INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P
 REGION_MARK = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
 SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 EXECUTED_LANGUAGES = {"python", "py"}
+
+# The options an executed fence may carry. The engine's own are not shown as attributes.
+ENGINE_OPTIONS = {"timeout", "device", "memory", "predicts"}
+# markdown-exec's, which keep their meaning (`id` also names the recording) ...
+MARKDOWN_EXEC_OPTIONS = {"exec", "id", "idprefix", "source", "result", "tabs", "updatetoc"}
+# ... and what goes on the source's code block (pymdownx.highlight, Material).
+CODE_BLOCK_OPTIONS = {"title", "hl_lines", "linenums", "anchor_linenums", "line_spans"}
+# markdown-exec's that cannot mean here what they mean there.
+UNSUPPORTED_OPTIONS = {
+    "html": "outputs are recorded and shown as text",
+    "session": "every block of a page already runs in the page's one namespace, and pages never share one",
+    "returncode": "a block that raises or exits fails the build; catch and print an error to show it",
+    "workdir": "each page runs in a fresh temporary directory of its own",
+    "width": "blocks run before the page is rendered; set COLUMNS in the block if its output depends on it",
+}
 
 
 class BlockError(Exception):
@@ -61,33 +79,49 @@ def parse_attrs(text: str) -> dict[str, str]:
     return {m["key"]: next(v for v in (m["dq"], m["sq"], m["bare"]) if v is not None) for m in ATTR.finditer(text)}
 
 
+@functools.cache
+def _snippets() -> SnippetPreprocessor:
+    """pymdownx.snippets itself, configured as mkdocs.yml configures it (`dedent_subsections: true`),
+    so that a block's code is exactly what the page shows."""
+    config = {key: value[0] for key, value in SnippetExtension().config.items()}
+    config.update(check_paths=True, dedent_subsections=True)
+    return SnippetPreprocessor(config, markdown.Markdown())
+
+
 def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
-    """Resolve a pymdownx.snippets target `path[:region]` to (code, file, first line)."""
-    path_text, _, region = target.partition(":")
+    """Resolve a pymdownx.snippets target (`path`, `path:region`, `path:3:10`) to (code, file, first line)."""
+    snippets = _snippets()
+    parsed = snippets.parse_snippet_target(target) or {"path": target, "start": [], "end": [], "section": None}
+    path_text = parsed["path"]
     path = root / path_text
     if not path.is_file():
         raise BlockError(f"{where}: included file {path_text!r} does not exist")
     lines = path.read_text(encoding="utf-8").splitlines()
-    if not region:
+    if parsed["section"]:
+        region = parsed["section"]
+        try:
+            selected = snippets.extract_section(region, lines)
+        except SnippetMissingError:
+            selected = None
+        starts = [n for n, line in enumerate(lines, 1) if (mark := snippets.match_section(line)) and mark["name"] == region and mark["type"] == "start"]
+        if selected is None or not starts:
+            raise BlockError(f"{where}: region {region!r} not found in {path_text} (expected '# --8<-- [start:{region}]' ... '# --8<-- [end:{region}]')")
+        first = starts[0] + 1
+        what = f"region {region!r} in {path_text}"
+    elif parsed["start"]:
+        if len(parsed["start"]) > 1:
+            raise BlockError(f"{where}: {target!r} names several line ranges; an executed block is one range, so that its tracebacks name the right lines")
+        selected = snippets.extract_lines(parsed["start"], parsed["end"], lines)
+        begin = parsed["start"][0]
+        first = (max(len(lines) + begin, 0) if begin < 0 else begin) + 1
+        what = f"lines {target.removeprefix(path_text)} of {path_text}"
+    else:
         kept = [(n, line) for n, line in enumerate(lines, 1) if not REGION_MARK.search(line)]
-        if not kept:
-            raise BlockError(f"{where}: included file {path_text!r} is empty")
-        return "\n".join(line for _, line in kept), path_text, kept[0][0]
-    start = end = None
-    for number, line in enumerate(lines, 1):
-        mark = REGION_MARK.search(line)
-        if mark and mark["name"] == region:
-            if mark["kind"] == "start" and start is None:
-                start = number
-            elif mark["kind"] == "end" and start is not None:
-                end = number
-                break
-    if start is None or end is None:
-        raise BlockError(f"{where}: region {region!r} not found in {path_text} (expected '# --8<-- [start:{region}]' ... '# --8<-- [end:{region}]')")
-    body = [line for line in lines[start:end - 1] if not REGION_MARK.search(line)]
-    if not any(line.strip() for line in body):
-        raise BlockError(f"{where}: region {region!r} in {path_text} is empty")
-    return textwrap.dedent("\n".join(body)), path_text, start + 1
+        selected, first = [line for _, line in kept], kept[0][0] if kept else 1
+        what = f"included file {path_text!r}"
+    if not any(line.strip() for line in selected):
+        raise BlockError(f"{where}: {what} is empty")
+    return "\n".join(selected), path_text, first
 
 
 def expand_includes(markdown: str, root: Path, where: str) -> str:
@@ -126,6 +160,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         options = parse_attrs(fence.attrs)
         if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
             raise BlockError(f"{where}: a python fence without exec=\"on\"; every Python block on a page runs (use another language to show code that does not)")
+        check_options(options, where)
         includes = [INCLUDE.match(line) for line in body]
         if any(includes):
             if len([line for line in body if line.strip()]) != 1:
@@ -144,6 +179,16 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         block = Block(page, len(blocks) + 1, block_id, code.strip("\n"), origin_file, origin_line, fence_line, sections[fence.first], options)
         blocks.append(block)
     return Page(page, tuple(blocks))
+
+
+def check_options(options: dict[str, str], where: str) -> None:
+    """An option that would be dropped or misread fails the scan instead."""
+    for name in options:
+        if name in UNSUPPORTED_OPTIONS:
+            raise BlockError(f"{where}: the fence option {name}= is not supported here: {UNSUPPORTED_OPTIONS[name]}")
+        if name not in ENGINE_OPTIONS | MARKDOWN_EXEC_OPTIONS | CODE_BLOCK_OPTIONS:
+            known = ", ".join(sorted(ENGINE_OPTIONS | MARKDOWN_EXEC_OPTIONS | CODE_BLOCK_OPTIONS))
+            raise BlockError(f"{where}: unknown fence option {name}= (known: {known})")
 
 
 def _sections(lines: list[str]) -> list[str]:

@@ -1,0 +1,78 @@
+"""`python -m handbook <command>`: the maintainers' commands, each wiring the two halves.
+
+    goldens        re-record every block's output and every source link's lines
+    source-index   rewrite source-index/torch-<release>.txt from the installed torch
+    drift-report   what the installed torch changes against the nearest recorded release
+    deploy         publish this torch's build as one mike version (local gh-pages branch)
+
+The Makefile runs them (`make goldens`, `make source-index`, `make new-release`,
+`make versions`); each acts on the torch installed in the running environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from handbook.environment import installed_torch
+from handbook.execution.goldens import record
+from handbook.reports.drift import drift_report
+from handbook.sources.index import write_index
+from handbook.sources.links import source_anchors
+from handbook.versions import deploy_command, tool_environment
+
+
+def goldens(args: argparse.Namespace) -> int:
+    anchors = None if args.gpu_only else source_anchors(args.root, args.docs_dir).anchors  # no execution: every page's
+    return record(args.root, args.docs_dir, set(args.page) if args.page else None, args.gpu_only, anchors)
+
+
+def source_index(args: argparse.Namespace) -> int:
+    print(f"wrote {write_index(args.root)}")
+    return 0
+
+
+def drift(args: argparse.Namespace) -> int:
+    output = args.output or args.root / "drift" / f"torch-{installed_torch().release}.md"
+    report, summary = drift_report(args.root, args.docs_dir)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report, encoding="utf-8")
+    print(f"{summary}\nreport: {output}")
+    return 0
+
+
+def deploy(args: argparse.Namespace) -> int:
+    command = deploy_command(args.root, installed_torch().release, args.branch)
+    print(" ".join(command))
+    return subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="python -m handbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    main.add_argument("--root", default=Path("."), type=lambda text: Path(text).resolve(), help="the handbook's directory")
+    main.add_argument("--docs-dir", default="docs")
+    commands = main.add_subparsers(dest="command", required=True)
+    recorder = commands.add_parser("goldens", help="re-record outputs and source anchors; changes nothing if a block fails")
+    recorder.add_argument("--page", action="append", help="record only this page (path under docs/); may repeat")
+    recorder.add_argument("--gpu-only", action="store_true", help="record only the GPU-only blocks, with device, torch and date (needs CUDA)")
+    recorder.set_defaults(run=goldens)
+    commands.add_parser("source-index", help="rewrite the installed torch's source index").set_defaults(run=source_index)
+    reporter = commands.add_parser("drift-report", help="write the drift report of the installed torch; records nothing")
+    reporter.add_argument("--output", type=Path, help="where to write the report (default: drift/torch-<release>.md)")
+    reporter.set_defaults(run=drift)
+    deployer = commands.add_parser("deploy", help="deploy this torch's build as one mike version")
+    deployer.add_argument("--branch", default="gh-pages")
+    deployer.set_defaults(run=deploy)
+    return main
+
+
+def main() -> int:
+    args = parser().parse_args()
+    args.root = args.root.resolve()
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

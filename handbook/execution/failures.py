@@ -1,0 +1,52 @@
+"""Failure messages: what happened to a block, and where (page, block, snippet `file:line`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from handbook.execution.pipeline import BlockResult, SiteRun
+from handbook.execution.status import Status
+
+
+def place(result: BlockResult) -> str:
+    block = result.block
+    return f"docs/{block.page}, block {block.index} ({block.id}), {block.origin}"
+
+
+def failure_message(result: BlockResult) -> str:
+    """What happened to one block, where, and the output it printed before failing."""
+    lines = [f"{place(result)}: {result.status.meaning}"]
+    if result.error:
+        lines.append(textwrap.indent(result.error, "    "))
+    if result.output and result.status not in {Status.DRIFT, Status.NOT_RUN, Status.UNRECORDED, Status.MISPREDICTED}:
+        lines.append("    output before the failure:")
+        lines.append(textwrap.indent(result.output[-2000:], "    | "))
+    return "\n".join(lines)
+
+
+def failure_report(site: SiteRun) -> str:
+    """Every failing block and stale recording of a run, in page order."""
+    failures = site.failures()
+    # A block skipped after an earlier failure says nothing new; it is counted, not shown.
+    shown = [f for f in failures if f.status != Status.NOT_RUN]
+    parts = [failure_message(result) for result in shown]
+    skipped = len(failures) - len(shown)
+    if skipped:
+        parts.append(f"({skipped} later block(s) of the failing pages did not run)")
+    for path in site.stale:
+        parts.append(f"{path}: a recording whose block is gone; run `make goldens` to remove it, or restore the block")
+    count = len(shown) + len(site.stale)
+    header = f"{count} example problem(s):"
+    if site.compared_with:
+        release = site.environment.release
+        header = (
+            f"torch {release} has no recordings yet; its outputs were compared with the nearest recorded release, "
+            f"torch {site.compared_with}: {len(shown)} of {len(site.all_results())} blocks differ. "
+            f"Review the differences below, then record them with `make goldens TORCH={release}`."
+        )
+    return header + "\n\n" + "\n\n".join(parts)
+
+
+def killed_processes(site: SiteRun) -> list[str]:
+    """One line per process that a block started and left running when its page ended, which was killed."""
+    return [f"{place(result)}: killed a process it left running: {command}" for result in site.all_results() for command in result.leftovers]

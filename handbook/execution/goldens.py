@@ -1,0 +1,56 @@
+"""Re-recording every block's output, or changing nothing (`python -m handbook goldens`).
+
+Blocks run as in the build (cache included). If any block fails to run, no
+recording is written or removed. Otherwise every executed block's output is
+recorded, recordings without a block are removed, and the changed files are listed.
+The release's recordings are changed on a copy swapped in whole: killed at any
+moment, this leaves them as they were or fully updated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+
+from handbook.execution.pipeline import execute
+from handbook.execution.recordings import Recordings, staged
+from handbook.execution.failures import failure_report
+
+
+
+def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gpu_only: bool = False, anchors: dict[str, str] | None = None) -> int:
+    """Record every block of `pages` (all by default); `anchors`, every source link's lines, are recorded too."""
+    site = execute(root, docs_dir, only=pages)
+    if gpu_only and not site.environment.has_cuda:
+        print("no CUDA device here: GPU-only blocks cannot be recorded on this machine", file=sys.stderr)
+        return 1
+    broken = [r for r in site.all_results() if not r.status.recordable and not r.status.shows_recording]
+    if broken:
+        site.stale = []
+        print(failure_report(site), file=sys.stderr)
+        print("\nno recording was changed: fix the failing blocks first", file=sys.stderr)
+        return 1
+    recordings = Recordings(root, site.environment.release)
+    changed = []
+    with staged(recordings) as stage:
+        for result in site.all_results():
+            if not result.status.recordable or (gpu_only and result.block.device != "cuda"):
+                continue
+            provenance = None
+            if result.block.device == "cuda" and site.environment.has_cuda:
+                provenance = {"device": site.environment.gpu_name, "torch": site.environment.torch, "recorded": date.today().isoformat()}
+            if not result.status.passes:  # drift or unrecorded: a change
+                changed.append(recordings.relative(recordings.path(result.block)))
+            stage.write(result.block, result.output, provenance)
+        for path in [] if gpu_only or not site.stale else stage.stale(site.pages):
+            stage.remove(path)
+            changed.append(f"{stage.relative(path)} (removed)")
+        if anchors is not None and not gpu_only:
+            stage.write_anchors(anchors)
+    print(f"torch {site.environment.torch}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
+    for path in changed:
+        print(f"  {path}")
+    return 0
+

@@ -1,0 +1,39 @@
+"""`execution-report.json`: every block's status, source and time, for machines."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from handbook.execution.pipeline import SiteRun
+
+
+def report_data(site: SiteRun) -> dict:
+    return {
+        **site.environment.as_dict(),
+        "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(site.seconds, 3),
+        "blocks": [
+            {
+                "page": r.block.page,
+                "id": r.block.id,
+                "source": r.block.origin,
+                "status": r.status.value,
+                "seconds": round(r.seconds, 4),
+                **({"gpu": {"device": r.gpu.device, "torch": r.gpu.torch, "recorded": r.gpu.date}} if r.gpu else {}),
+            }
+            for r in site.all_results()
+        ],
+        "stale_recordings": site.stale,
+        "killed_processes": [
+            {"page": r.block.page, "id": r.block.id, "source": r.block.origin, "command": command}
+            for r in site.all_results()
+            for command in r.leftovers
+        ],
+    }
+
+
+def write_report(site: SiteRun, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report_data(site), indent=2) + "\n", encoding="utf-8")
