@@ -64,6 +64,9 @@ def candidates(repo_path: str) -> list[str]:
     found = []
     if repo_path.startswith("aten/src/ATen/native/") and repo_path.endswith(".yaml"):
         found.append("torchgen/packaged/ATen/native/" + repo_path.rsplit("/", 1)[1])
+    if repo_path.startswith("aten/src/ATen/templates/"):
+        # The build copies ATen's code-generation templates into torchgen's package unchanged.
+        found.append("torchgen/packaged/ATen/templates/" + repo_path.removeprefix("aten/src/ATen/templates/"))
     if repo_path.startswith("tools/autograd/"):
         found.append("torchgen/packaged/autograd/" + repo_path.removeprefix("tools/autograd/"))
     if repo_path.startswith("aten/src/ATen/"):
