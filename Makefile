@@ -42,6 +42,8 @@ $(AXE): package.json package-lock.json
 test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m mkdocs build --strict
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
+	$(PYTHON) -m ruff check handbook tests bench
+	$(PYTHON) -m ruff format --check handbook tests bench
 	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
 
 goldens: $(INSTALLED)

@@ -170,9 +170,14 @@ def main() -> int:
     from handbook.execution.runner import limits
 
     chosen = limits()
-    print(f"\npages at once: {chosen.workers}, each limited to {chosen.page_memory / 2**30:.1f} GiB ({chosen.page_memory_source})")
-    print(f"cores: {os.cpu_count()}  peak memory of the build process tree: {memory.peak_pss / 2**20:.0f} MiB"
-          f" (resident sizes summed per process: {memory.peak_rss / 2**20:.0f} MiB)")
+    print(
+        f"\npages at once: {chosen.workers}, each limited to {chosen.page_memory / 2**30:.1f} GiB "
+        f"({chosen.page_memory_source})"
+    )
+    print(
+        f"cores: {os.cpu_count()}  peak memory of the build process tree: {memory.peak_pss / 2**20:.0f} MiB"
+        f" (resident sizes summed per process: {memory.peak_rss / 2**20:.0f} MiB)"
+    )
     print(f"peak_mib: {memory.peak_pss / 2**20:.0f}")
     print(f"peak_rss_sum_mib: {memory.peak_rss / 2**20:.0f}")
     print(f"nochange_over_render: {nochange / render:.2f}")

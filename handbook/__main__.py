@@ -50,16 +50,30 @@ def deploy(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    main = argparse.ArgumentParser(prog="python -m handbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    main.add_argument("--root", default=Path("."), type=lambda text: Path(text).resolve(), help="the handbook's directory")
+    main = argparse.ArgumentParser(
+        prog="python -m handbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    main.add_argument(
+        "--root", default=Path("."), type=lambda text: Path(text).resolve(), help="the handbook's directory"
+    )
     main.add_argument("--docs-dir", default="docs")
     commands = main.add_subparsers(dest="command", required=True)
-    recorder = commands.add_parser("goldens", help="re-record outputs and source anchors; changes nothing if a block fails")
+    recorder = commands.add_parser(
+        "goldens", help="re-record outputs and source anchors; changes nothing if a block fails"
+    )
     recorder.add_argument("--page", action="append", help="record only this page (path under docs/); may repeat")
-    recorder.add_argument("--gpu-only", action="store_true", help="record only the GPU-only blocks, with device, torch and date (needs CUDA)")
+    recorder.add_argument(
+        "--gpu-only",
+        action="store_true",
+        help="record only the GPU-only blocks, with device, torch and date (needs CUDA)",
+    )
     recorder.set_defaults(run=goldens)
-    commands.add_parser("source-index", help="rewrite the installed torch's source index").set_defaults(run=source_index)
-    reporter = commands.add_parser("drift-report", help="write the drift report of the installed torch; records nothing")
+    commands.add_parser("source-index", help="rewrite the installed torch's source index").set_defaults(
+        run=source_index
+    )
+    reporter = commands.add_parser(
+        "drift-report", help="write the drift report of the installed torch; records nothing"
+    )
     reporter.add_argument("--output", type=Path, help="where to write the report (default: drift/torch-<release>.md)")
     reporter.set_defaults(run=drift)
     deployer = commands.add_parser("deploy", help="deploy this torch's build as one mike version")

@@ -32,7 +32,10 @@ class Fence:
 
     def body(self, lines: list[str]) -> list[str]:
         """The fence's content, without the indent of its opening line."""
-        return [line[len(self.indent):] if line.startswith(self.indent) else line.lstrip() for line in lines[self.first + 1:self.last]]
+        return [
+            line[len(self.indent) :] if line.startswith(self.indent) else line.lstrip()
+            for line in lines[self.first + 1 : self.last]
+        ]
 
 
 def _closes(line: str, marker: str) -> bool:
@@ -61,5 +64,5 @@ def prose_lines(lines: list[str]) -> list[bool]:
     """For each line, whether it is prose (not part of a fence)."""
     prose = [True] * len(lines)
     for fence in fences(lines):
-        prose[fence.first:fence.last + 1] = [False] * (fence.last - fence.first + 1)
+        prose[fence.first : fence.last + 1] = [False] * (fence.last - fence.first + 1)
     return prose

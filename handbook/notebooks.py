@@ -20,8 +20,9 @@ import tinycss2
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from handbook.execution.blocks import Page
 from handbook.environment import minor_version, release_of
+from handbook.execution.blocks import Page
+from handbook.execution.page_process import PAGE_STATE
 from handbook.fences import fences
 
 DIRECTORY = "notebooks"
@@ -30,16 +31,6 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 COLAB = "https://colab.research.google.com/github"
 GPU_CELL_NOTE = "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type)."
 
-PAGE_STATE = """\
-# Every page of the handbook runs in a fresh process in this state.
-import warnings
-
-import torch
-
-torch.set_num_threads(1)
-torch.manual_seed(0)
-warnings.resetwarnings()
-warnings.simplefilter("default")  # every warning shown, once per place"""
 
 
 def notebook_path(page: str) -> str:
@@ -68,7 +59,8 @@ def _install_cells(torch_version: str) -> list:
         "import torch\n\n"
         f'if torch.__version__.split("+")[0] != "{release}":\n'
         "    raise RuntimeError(\n"
-        f'        f"This notebook was recorded with torch {torch_version}, but torch {{torch.__version__}} is running: "\n'
+        f'        f"This notebook was recorded with torch {torch_version}, but torch {{torch.__version__}} is '
+        'running: "\n'
         '        "run the install cell above, restart the kernel, and run the notebook again."\n'
         "    )\n"
         f'print("torch", torch.__version__, "(recorded with {torch_version})")'
@@ -76,7 +68,9 @@ def _install_cells(torch_version: str) -> list:
     return [install, check]
 
 
-def chapter_notebook(markdown: str, page: Page, outputs: dict[str, str], torch_version: str, prose: Callable[[str], str]) -> nbformat.NotebookNode:
+def chapter_notebook(
+    markdown: str, page: Page, outputs: dict[str, str], torch_version: str, prose: Callable[[str], str]
+) -> nbformat.NotebookNode:
     """`markdown` is the page as this edition shows it, line for line (blocks are found by line);
     `outputs` maps block id to its output; `prose` rewrites text cells (source links, say)."""
     lines = markdown.splitlines()
@@ -166,6 +160,8 @@ def external_resources(html: str) -> list[str]:
     soup = BeautifulSoup(html, "html.parser")
     loaded = [tag.get("src") for tag in soup.find_all(["script", "img", "iframe", "audio", "video", "source"])]
     loaded += [tag.get("href") for tag in soup.find_all("link")]
-    loaded += re.findall(r"""import\s[^'"]*['"](https?://[^'"]+)""", " ".join(s.get_text() for s in soup.find_all("script")))
+    loaded += re.findall(
+        r"""import\s[^'"]*['"](https?://[^'"]+)""", " ".join(s.get_text() for s in soup.find_all("script"))
+    )
     loaded += re.findall(r"""url\(\s*['"]?(https?://[^'")]+)""", " ".join(s.get_text() for s in soup.find_all("style")))
     return sorted({url for url in loaded if url and re.match(r"(https?:)?//", url)})

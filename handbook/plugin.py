@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import markdown_exec
@@ -71,7 +71,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):
                 logging.getLogger(name).setLevel(logging.WARNING)
         if self.chapters:
-            config.nav.append({"Notebooks": [{title: notebooks.notebook_path(page)} for page, title in self.chapters.items()]})
+            config.nav.append(
+                {"Notebooks": [{title: notebooks.notebook_path(page)} for page, title in self.chapters.items()]}
+            )
         return config
 
     def _chapters(self, nav: list) -> dict[str, str]:
@@ -80,10 +82,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
 
         def walk(items) -> None:
             for item in items:
-                for title, target in (item.items() if isinstance(item, dict) else [(None, item)]):
+                for title, target in item.items() if isinstance(item, dict) else [(None, item)]:
                     if isinstance(target, list):
                         walk(target)
-                    elif isinstance(target, str) and target.endswith(".md") and target not in self.config.sections_exempt:
+                    elif (
+                        isinstance(target, str) and target.endswith(".md") and target not in self.config.sections_exempt
+                    ):
                         entries[target] = title or target
 
         walk(nav)
@@ -100,20 +104,29 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         except (BlockError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
-        log.info(f"executed {len(executed)} page(s) in {self.site.seconds:.1f} s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache")
+        log.info(
+            f"executed {len(executed)} page(s) in {self.site.seconds:.1f} "
+            f"s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache"
+        )
         for line in killed_processes(self.site):
             log.info(line)
         if not self.site.ok:
             problems.append(failure_report(self.site))
         problems += self._check_prose(files)
         config.extra["handbook"] = self.site.environment.as_dict()
-        config.extra["handbook"]["date"] = datetime.now(timezone.utc).date().isoformat()
+        config.extra["handbook"]["date"] = datetime.now(UTC).date().isoformat()
         if problems:
             message = "\n\n".join(problems)
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
-        files.append(File.generated(config, source_map.PAGE, content=source_map.render(self.citations, self.titles, self.linker.tree.identity.tag)))
+        files.append(
+            File.generated(
+                config,
+                source_map.PAGE,
+                content=source_map.render(self.citations, self.titles, self.linker.tree.identity.tag),
+            )
+        )
         files.append(File.generated(config, site_report.PAGE, content=site_report.render(self.site, self.titles)))
         for file in self._write_notebooks(config):
             files.append(file)
@@ -130,10 +143,20 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             # Lines kept: the notebook finds each block by its line in the page.
             markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page_path).markdown
             outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
-            notebook = notebooks.chapter_notebook(markdown, page, outputs, self.site.environment.torch, lambda text, p=page_path: self._notebook_prose(text, p))
+            notebook = notebooks.chapter_notebook(
+                markdown,
+                page,
+                outputs,
+                self.site.environment.torch,
+                lambda text, p=page_path: self._notebook_prose(text, p),
+            )
             path = notebooks.notebook_path(page_path)
             notebooks.write(notebook, directory / path)
-            written.append(File(path, src_dir=str(directory), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
+            written.append(
+                File(
+                    path, src_dir=str(directory), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls
+                )
+            )
         return written
 
     def _check_source_links(self, files) -> list[str]:
@@ -146,13 +169,18 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.titles: dict[str, str] = {}
         errors: list[str] = []
         for file in files.documentation_pages():
-            markdown = versioned_prose.render(Path(file.abs_src_path).read_text(encoding="utf-8"), self.linker.tree.identity.release)
+            markdown = versioned_prose.render(
+                Path(file.abs_src_path).read_text(encoding="utf-8"), self.linker.tree.identity.release
+            )
             self.titles[file.src_uri] = source_map.title_of(markdown, file.src_uri)
             links = self.linker.rewrite(markdown, file.src_uri)
             errors += links.errors
             self.citations += links.citations
             if file.src_uri not in self.config.sections_exempt:
-                errors += [f"docs/{file.src_uri}: section '{title}' has no source link" for title in sections_without_links(markdown)]
+                errors += [
+                    f"docs/{file.src_uri}: section '{title}' has no source link"
+                    for title in sections_without_links(markdown)
+                ]
         if errors:
             return [f"{len(errors)} source link problem(s):\n" + "\n".join(errors)]
         return []
@@ -193,9 +221,18 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if results and files.get_file_from_path(what_changed.PAGE):
             changes_url = files.get_file_from_path(what_changed.PAGE).url_relative_to(page.file)
             page_changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page.file.src_uri)])
-            changed = {block.index: (minor_version(self.release), f"{changes_url}#{anchor}") for block, anchor in page_changes.items()}
-        colab = notebooks.colab_url(config.repo_url, self.site.environment.torch, page.file.src_uri) if page.file.src_uri in self.chapters else None
-        self.renderer = PageRenderer(page.file.src_uri, results, show_failures=self.serving, changed=changed, colab_url=colab)
+            changed = {
+                block.index: (minor_version(self.release), f"{changes_url}#{anchor}")
+                for block, anchor in page_changes.items()
+            }
+        colab = (
+            notebooks.colab_url(config.repo_url, self.site.environment.torch, page.file.src_uri)
+            if page.file.src_uri in self.chapters
+            else None
+        )
+        self.renderer = PageRenderer(
+            page.file.src_uri, results, show_failures=self.serving, changed=changed, colab_url=colab
+        )
         if page.file.generated_by:
             return markdown
         markdown = versioned_prose.render(markdown, self.release)
@@ -212,11 +249,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             html = notebooks.notebook_page_html(html)
             outside = notebooks.external_resources(html)
             if outside:
-                raise PluginError(f"{page.file.src_uri}: the rendered notebook would load from outside the site: {', '.join(outside)}")
+                raise PluginError(
+                    f"{page.file.src_uri}: the rendered notebook would load from outside the site: {', '.join(outside)}"
+                )
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
         if missing:
-            raise PluginError(f"docs/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}")
+            raise PluginError(
+                f"docs/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}"
+            )
         return html
 
     def _format_python(self, **options) -> str:
@@ -233,7 +274,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_page_context(self, context, *, page, config, nav):
         if notebooks.is_notebook_page(page.file.src_uri):
             chapter = next(p for p in self.chapters if notebooks.notebook_path(p) == page.file.src_uri)
-            page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[1]  # mkdocs-jupyter copies it next to the page
+            page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[
+                1
+            ]  # mkdocs-jupyter copies it next to the page
             page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.site.environment.torch, chapter)
         elif not page.file.generated_by:
             page.meta["last_changed"] = last_changed(self.root, self.docs_dir, page.file.src_uri)
@@ -248,7 +291,13 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
 def last_changed(root: Path, docs_dir: str, page: str) -> str | None:
     """The date of the last commit that touched a page, if the tree is a git checkout."""
     try:
-        result = subprocess.run(["git", "log", "-1", "--format=%cs", "--", f"{docs_dir}/{page}"], cwd=root, capture_output=True, text=True, timeout=10)
+        result = subprocess.run(
+            ["git", "log", "-1", "--format=%cs", "--", f"{docs_dir}/{page}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout.strip() or None

@@ -57,22 +57,42 @@ class PageRenderer:
         options["extra"] = {key: value for key, value in options.get("extra", {}).items() if key not in ENGINE_OPTIONS}
         if options.get("id_prefix") is None:
             options["id_prefix"] = f"{result.block.id}-"
-        return base_format(language="python", run=lambda _code, **_: self.output_markdown(result, language), code=code, result="", **options)
+        return base_format(
+            language="python",
+            run=lambda _code, **_: self.output_markdown(result, language),
+            code=code,
+            result="",
+            **options,
+        )
 
     def output_markdown(self, result: BlockResult, language: str) -> str:
         """What goes under a block: its output, cut if long, and the notes that say where it came from."""
         run_it = ""
         if self.colab_url:
-            run_it = f' To run it on a GPU yourself, <a href="{html.escape(self.colab_url)}">open this chapter in Colab</a> and choose a GPU runtime.'
+            run_it = (
+                f' To run it on a GPU yourself, <a href="{html.escape(self.colab_url)}">open this chapter in '
+                "Colab</a> and choose a GPU runtime."
+            )
         if result.status == Status.GPU_MISSING:
-            return _note("GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.", "gpu", run_it)
+            return _note(
+                "GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.",
+                "gpu",
+                run_it,
+            )
         if not result.passed and self.show_failures:
             return code_block("text", failure_message(result), title="This block failed")
         text, left_out = cut(result.output)
         parts = []
         if result.status == Status.GPU_RECORDED and result.gpu:
             gpu = result.gpu
-            parts.append(_note(f"GPU-only block, not run in this build. Output recorded on {gpu.device} with torch {gpu.torch} on {gpu.date}.", "gpu", run_it))
+            parts.append(
+                _note(
+                    f"GPU-only block, not run in this build. Output recorded on {gpu.device} with torch "
+                    f"{gpu.torch} on {gpu.date}.",
+                    "gpu",
+                    run_it,
+                )
+            )
         if text:
             parts.append(code_block(language, text, title="Output"))
         if result.predicted is not None:
@@ -83,15 +103,23 @@ class PageRenderer:
             parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
         if result.block.index in self.changed:
             version, url = self.changed[result.block.index]
-            parts.append(f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>')
+            parts.append(
+                f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>'
+            )
         return "\n\n".join(parts)
 
 
 def _prediction_note(target: BlockResult) -> str:
     if target.gpu:
         gpu = target.gpu
-        return _note(f"A prediction, checked against the output recorded on {gpu.device} with torch {gpu.torch} on {gpu.date}: they agree.", "gpu")
-    return _note("A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu")
+        return _note(
+            f"A prediction, checked against the output recorded on {gpu.device} with torch {gpu.torch} on "
+            f"{gpu.date}: they agree.",
+            "gpu",
+        )
+    return _note(
+        "A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu"
+    )
 
 
 def cut(output: str) -> tuple[str, str]:
@@ -104,7 +132,7 @@ def cut(output: str) -> tuple[str, str]:
     if len(shown) > MAX_CHARS:
         shown = shown[:MAX_CHARS]
         if "\n" in shown:  # end at a line break where one is at hand
-            shown = shown[:shown.rindex("\n")]
+            shown = shown[: shown.rindex("\n")]
         return shown, f"{len(output) - len(shown):,} more character(s) not shown"
     return shown, f"{hidden_lines:,} more line(s) not shown" if hidden_lines else ""
 

@@ -18,7 +18,8 @@ import re
 from handbook.environment import version_key
 
 CONDITION = re.compile(
-    r"^<!-- if torch (?P<op><=|>=|==|<|>) (?P<version>[\d.]+) -->\n(?P<then>.*?)(?P<otherwise>^<!-- else -->\n(?P<else>.*?))?(?P<end>^<!-- end if -->\n?)",
+    r"^<!-- if torch (?P<op><=|>=|==|<|>) (?P<version>[\d.]+) -->\n(?P<then>.*?)(?P<otherwise>^<!-- else "
+    r"-->\n(?P<else>.*?))?(?P<end>^<!-- end if -->\n?)",
     re.MULTILINE | re.DOTALL,
 )
 OPERATORS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt}

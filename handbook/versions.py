@@ -7,13 +7,11 @@ recorded release also carries the `latest` alias. mike commits to the local
 
 from __future__ import annotations
 
-import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-from handbook.environment import installed_torch, minor_version
+from handbook.environment import minor_version
 from handbook.execution.recordings import recorded_releases
 
 
@@ -29,4 +27,3 @@ def tool_environment() -> dict[str, str]:
     """mike runs `mkdocs` from PATH: it must be this environment's."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     return {**os.environ, "PATH": path, "HANDBOOK_VERSION_PROVIDER": "mike"}
-

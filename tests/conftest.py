@@ -65,10 +65,23 @@ class Project:
         # Its caches are its own, under HANDBOOK_CACHE_DIR, even where this process has set
         # torch's cache locations (the pipeline, run in-process by other tests, does).
         inherited = {key: value for key, value in os.environ.items() if key not in CACHE_DIR_VARIABLES}
-        return {**inherited, **checkout_environment(), "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(self.root / ".cache"), **env}
+        return {
+            **inherited,
+            **checkout_environment(),
+            "NO_MKDOCS_2_WARNING": "1",
+            "HANDBOOK_CACHE_DIR": str(self.root / ".cache"),
+            **env,
+        }
 
     def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, *args], cwd=self.root, env=self.environment(**(env or {})), capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, *args],
+            cwd=self.root,
+            env=self.environment(**(env or {})),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     def build(self, **env: str) -> subprocess.CompletedProcess:
         return self.run("-m", "mkdocs", "build", env=env)
@@ -78,7 +91,11 @@ class Project:
 
     def recordings(self) -> dict[str, str]:
         base = self.root / "recordings"
-        return {p.relative_to(base).as_posix(): p.read_text() for p in sorted(base.rglob("*.txt"))} if base.exists() else {}
+        return (
+            {p.relative_to(base).as_posix(): p.read_text() for p in sorted(base.rglob("*.txt"))}
+            if base.exists()
+            else {}
+        )
 
 
 def seconds_in_fresh_interpreter(source: str, give_up_after: float = 120) -> float:
@@ -88,7 +105,14 @@ def seconds_in_fresh_interpreter(source: str, give_up_after: float = 120) -> flo
     started = time.perf_counter()
     command = [sys.executable, "-c", textwrap.dedent(source)]
     try:
-        result = subprocess.run(command, cwd=REPO, env={**os.environ, **checkout_environment()}, capture_output=True, text=True, timeout=give_up_after)
+        result = subprocess.run(
+            command,
+            cwd=REPO,
+            env={**os.environ, **checkout_environment()},
+            capture_output=True,
+            text=True,
+            timeout=give_up_after,
+        )
     except subprocess.TimeoutExpired:
         result = None
     if result is None:
@@ -111,20 +135,41 @@ def project(tmp_path: Path) -> Project:
 
 @pytest.fixture
 def deployed(project) -> tuple[Project, Path]:
-    """A tiny handbook, with the site's theme and styles, deployed with mike as torch 2.13 and torch 2.14 (latest); returns the gh-pages tree."""
+    """A tiny handbook, with the site's theme and styles, deployed with mike as torch 2.13 and
+    torch 2.14 (latest); returns the gh-pages tree."""
     from handbook.versions import deploy_command, tool_environment
 
     project.write("docs/index.md", "# Home\n\nHello.\n")
-    config = (project.root / "mkdocs.yml").read_text().replace("theme: mkdocs", "theme:\n  name: material\n  custom_dir: overrides")
+    config = (
+        (project.root / "mkdocs.yml")
+        .read_text()
+        .replace("theme: mkdocs", "theme:\n  name: material\n  custom_dir: overrides")
+    )
     config += "extra_css:\n  - assets/handbook.css\n"  # the site's own styles: its focus rings and palette
-    (project.root / "mkdocs.yml").write_text(config + "extra:\n  version:\n    provider: !ENV [HANDBOOK_VERSION_PROVIDER, '']\n    default: latest\n")
+    (project.root / "mkdocs.yml").write_text(
+        config + "extra:\n  version:\n    provider: !ENV [HANDBOOK_VERSION_PROVIDER, '']\n    default: latest\n"
+    )
     shutil.copytree(REPO / "overrides", project.root / "overrides")
     shutil.copytree(REPO / "docs" / "assets", project.root / "docs" / "assets")
     for release in ("2.13.0", "2.14.1"):
         (project.root / "recordings" / f"torch-{release}").mkdir(parents=True, exist_ok=True)
-    identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    env = {**tool_environment(), **checkout_environment(), **identity, "NO_MKDOCS_2_WARNING": "1", "HANDBOOK_CACHE_DIR": str(project.root / ".cache")}
-    run = lambda *args: subprocess.run(args, cwd=project.root, env=env, check=True, capture_output=True, text=True)  # noqa: E731
+    identity = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    env = {
+        **tool_environment(),
+        **checkout_environment(),
+        **identity,
+        "NO_MKDOCS_2_WARNING": "1",
+        "HANDBOOK_CACHE_DIR": str(project.root / ".cache"),
+    }
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(args, cwd=project.root, env=env, check=True, capture_output=True, text=True)
+
     run("git", "init", "-q", "-b", "main")
     run("git", "commit", "-q", "--allow-empty", "-m", "start")
     for release in ("2.13.0", "2.14.1"):
@@ -154,7 +199,9 @@ class TreeCopy:
 
     def __init__(self, root: Path):
         self.root = root
-        listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, check=True, capture_output=True, text=True).stdout
+        listed = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, check=True, capture_output=True, text=True
+        ).stdout
         for name in listed.splitlines():
             if (REPO / name).is_file():
                 (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -174,10 +221,18 @@ class TreeCopy:
         and this copy's own handbook package first on the path."""
         keep = [flag for release in SUPPORTED for flag in ("-o", f"{venv_of(release)}/.installed")]
         environment = {
-            **os.environ, "PYTHONPATH": str(self.root), "HANDBOOK_CACHE_DIR": str(REPO / ".cache/handbook"),
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", **env,
+            **os.environ,
+            "PYTHONPATH": str(self.root),
+            "HANDBOOK_CACHE_DIR": str(REPO / ".cache/handbook"),
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            **env,
         }
-        return subprocess.run(["make", *targets, *keep], cwd=self.root, env=environment, capture_output=True, text=True, timeout=1800)
+        return subprocess.run(
+            ["make", *targets, *keep], cwd=self.root, env=environment, capture_output=True, text=True, timeout=1800
+        )
 
 
 @pytest.fixture(scope="session")
@@ -190,7 +245,10 @@ def supported() -> list[str]:
 def tree_copy(tmp_path: Path) -> TreeCopy:
     missing = [release for release in SUPPORTED if not (REPO / venv_of(release) / ".installed").exists()]
     if missing:
-        pytest.skip(f"no environment for torch {', '.join(missing)} (`make test` builds every supported release before the tests)")
+        pytest.skip(
+            f"no environment for torch {', '.join(missing)} (`make test` builds every supported release before "
+            "the tests)"
+        )
     return TreeCopy(tmp_path / "tree")
 
 

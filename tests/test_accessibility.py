@@ -70,11 +70,13 @@ FOCUS_STATE = """async (kinds) => {
   return {
     kinds: Object.entries(kinds).filter(([, selector]) => element.matches(selector)).map(([kind]) => kind),
     describe: [element.tagName.toLowerCase(), element.getAttribute("class"),
-               element.getAttribute("href") || element.id || element.textContent.trim().slice(0, 40)].filter(Boolean).join(" "),
+               element.getAttribute("href") || element.id || element.textContent.trim().slice(0, 40)]
+              .filter(Boolean).join(" "),
     wrapped: element === window.handbookFirstFocus && window.handbookStops++ > 0,
     outline: [style.outlineStyle, parseFloat(style.outlineWidth), rgba(style.outlineColor)],
     around,
-    visible: box.width > 0 && box.height > 0 && shown.checkVisibility({opacityProperty: true, visibilityProperty: true}),
+    visible: box.width > 0 && box.height > 0
+             && shown.checkVisibility({opacityProperty: true, visibilityProperty: true}),
   };
 }"""
 
@@ -92,7 +94,10 @@ MAX_TAB_STOPS = 1000
 
 def site_pages() -> list[str]:
     """Every page of the built site, as a URL path under its root."""
-    return sorted(("" if path.parent == SITE else path.parent.relative_to(SITE).as_posix() + "/") for path in SITE.rglob("index.html"))
+    return sorted(
+        ("" if path.parent == SITE else path.parent.relative_to(SITE).as_posix() + "/")
+        for path in SITE.rglob("index.html")
+    )
 
 
 @pytest.fixture(scope="session")
@@ -118,14 +123,17 @@ def blocking_report(found: dict[str, list[dict]]) -> list[str]:
             if violation["impact"] in BLOCKING:
                 node = violation["nodes"][0]
                 why = node["summary"].splitlines()[1].strip() if "\n" in node["summary"] else node["summary"]
-                lines.append(f"/{path}: {violation['rule']} ({violation['impact']}) on {len(violation['nodes'])} element(s), e.g. {node['target']}: {why}")
+                lines.append(
+                    f"/{path}: {violation['rule']} ({violation['impact']}) on {len(violation['nodes'])} "
+                    f"element(s), e.g. {node['target']}: {why}"
+                )
     return lines
 
 
 def contrast(colour: list[float], around: list[float]) -> float:
     """WCAG contrast ratio of an RGBA colour drawn over an opaque RGB one."""
     alpha = colour[3] if len(colour) > 3 else 1
-    drawn = [c * alpha + a * (1 - alpha) for c, a in zip(colour[:3], around)]
+    drawn = [c * alpha + a * (1 - alpha) for c, a in zip(colour[:3], around, strict=True)]
 
     def luminance(rgb):
         linear = [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in rgb]
@@ -172,13 +180,17 @@ def test_every_page_has_no_serious_axe_violation(browser, site_url, axe_script, 
     found = {}
     for path in pages:
         page.goto(f"{site_url}/{path}", wait_until="networkidle")
-        assert page.evaluate("document.body.dataset.mdColorScheme") == SCHEMES[scheme], f"/{path} is not in the {scheme} scheme"
+        assert page.evaluate("document.body.dataset.mdColorScheme") == SCHEMES[scheme], (
+            f"/{path} is not in the {scheme} scheme"
+        )
         found[path] = run_axe(page, axe_script)["violations"]
     context.close()
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / f"axe-{scheme}-{width}.json").write_text(json.dumps(found, indent=1))
     problems = blocking_report(found)
-    assert not problems, f"{len(problems)} serious or critical axe violation(s), {scheme} scheme, {width}:\n" + "\n".join(problems)
+    assert not problems, (
+        f"{len(problems)} serious or critical axe violation(s), {scheme} scheme, {width}:\n" + "\n".join(problems)
+    )
 
 
 NOTES = ["note", "cut", "gpu", "warning", "changed"]  # the handbook-* notes rendering.py writes, and one to come
@@ -190,11 +202,15 @@ def test_project_notes_meet_contrast(browser, site_url, axe_script, scheme):
     context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(f"{site_url}/tensors/", wait_until="networkidle")
-    page.evaluate("""kinds => {
+    page.evaluate(
+        """kinds => {
       const article = document.querySelector("article.md-typeset");
       for (const kind of kinds)
-        article.insertAdjacentHTML("afterbegin", `<p class="handbook-${kind}" data-note>A ${kind} note: changed in torch 2.14.</p>`);
-    }""", NOTES)
+        article.insertAdjacentHTML(
+          "afterbegin", `<p class="handbook-${kind}" data-note>A ${kind} note: changed in torch 2.14.</p>`);
+    }""",
+        NOTES,
+    )
     result = run_axe(page, axe_script, within="[data-note]", rules=["color-contrast"])
     context.close()
     assert result["checked"] >= len(NOTES), f"axe checked {result['checked']} of the {len(NOTES)} notes"
@@ -208,11 +224,15 @@ def test_chapter_by_keyboard_alone(browser, site_url, scheme):
     page = context.new_page()
     page.goto(f"{site_url}/{KEYBOARD_CHAPTER}", wait_until="networkidle")
     for kind, selector in REACHED.items():
-        assert page.locator(selector).count(), f"/{KEYBOARD_CHAPTER} has no {kind} ({selector}) any more: pick another chapter"
+        assert page.locator(selector).count(), (
+            f"/{KEYBOARD_CHAPTER} has no {kind} ({selector}) any more: pick another chapter"
+        )
     reached, unseen = tab_through(page, REACHED)
     context.close()
     assert reached == set(REACHED), f"Tab never reached: {', '.join(sorted(set(REACHED) - reached))}"
-    assert not unseen, f"{len(unseen)} Tab stop(s) on /{KEYBOARD_CHAPTER} without a visible focus indicator:\n" + "\n".join(unseen)
+    assert not unseen, (
+        f"{len(unseen)} Tab stop(s) on /{KEYBOARD_CHAPTER} without a visible focus indicator:\n" + "\n".join(unseen)
+    )
 
 
 def test_version_selector_by_keyboard(browser, deployed):
@@ -224,7 +244,9 @@ def test_version_selector_by_keyboard(browser, deployed):
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/2.13/", wait_until="networkidle")
         page.wait_for_selector(".md-version__current", timeout=15000)
-        reached, unseen = tab_through(page, {"version selector": ".md-version__current", "version link": ".md-version__link"})
+        reached, unseen = tab_through(
+            page, {"version selector": ".md-version__current", "version link": ".md-version__link"}
+        )
         context.close()
     finally:
         server.shutdown()
@@ -233,8 +255,24 @@ def test_version_selector_by_keyboard(browser, deployed):
 
 
 def test_axe_report_names_page_rule_and_element():
-    found = {"tensors/": [{"rule": "color-contrast", "impact": "serious", "nodes": [{"target": "a > code", "summary": "Fix any of the following:\n  Element has insufficient color contrast of 2.54"}]}],
-             "": [{"rule": "region", "impact": "moderate", "nodes": [{"target": "div", "summary": "x"}]}]}
-    assert blocking_report(found) == ["/tensors/: color-contrast (serious) on 1 element(s), e.g. a > code: Element has insufficient color contrast of 2.54"]
+    found = {
+        "tensors/": [
+            {
+                "rule": "color-contrast",
+                "impact": "serious",
+                "nodes": [
+                    {
+                        "target": "a > code",
+                        "summary": "Fix any of the following:\n  Element has insufficient color contrast of 2.54",
+                    }
+                ],
+            }
+        ],
+        "": [{"rule": "region", "impact": "moderate", "nodes": [{"target": "div", "summary": "x"}]}],
+    }
+    assert blocking_report(found) == [
+        "/tensors/: color-contrast (serious) on 1 element(s), e.g. a > code: Element has insufficient color "
+        "contrast of 2.54"
+    ]
     assert round(contrast([255, 110, 66], [255, 255, 255]), 2) == 2.78  # the old link colour on white
     assert contrast([0, 0, 0, 1], [255, 255, 255]) == 21

@@ -14,7 +14,18 @@ from urllib.parse import urlparse
 import pytest
 from site_browser import ARTIFACTS, NARROW, SITE, screenshot, serve
 
-CHAPTERS = ["setup", "tensors", "autograd", "dispatch", "memory", "torchscript-export", "compile", "custom-ops", "troubleshooting", "learning-path"]
+CHAPTERS = [
+    "setup",
+    "tensors",
+    "autograd",
+    "dispatch",
+    "memory",
+    "torchscript-export",
+    "compile",
+    "custom-ops",
+    "troubleshooting",
+    "learning-path",
+]
 MAX_PAGE_BYTES = 1_500_000
 
 
@@ -31,7 +42,14 @@ def test_home_loads_without_errors_or_outside_requests(page, site_url):
     errors, outside = [], []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("request", lambda request: urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""} and not request.url.startswith("data:") and outside.append(request.url))
+    page.on(
+        "request",
+        lambda request: (
+            urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""}
+            and not request.url.startswith("data:")
+            and outside.append(request.url)
+        ),
+    )
     page.goto(site_url + "/", wait_until="networkidle")
     screenshot(page, "home")
     assert "PyTorch Internals, executed" in page.title()
@@ -100,12 +118,21 @@ def test_notebook_page_renders_downloads_and_fits_a_phone(browser, site_url):
     """A chapter rendered by mkdocs-jupyter from its notebook, at 390 px, as a reader on a phone."""
     import nbformat
 
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, accept_downloads=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, accept_downloads=True
+    )
     page = context.new_page()
     errors, outside = [], []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("request", lambda request: urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""} and not request.url.startswith("data:") and outside.append(request.url))
+    page.on(
+        "request",
+        lambda request: (
+            urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""}
+            and not request.url.startswith("data:")
+            and outside.append(request.url)
+        ),
+    )
     page.goto(site_url + "/notebooks/autograd/", wait_until="networkidle")
     screenshot(page, "notebook-autograd-narrow")
     assert page.locator(".jupyter-wrapper").count() == 1
@@ -113,7 +140,9 @@ def test_notebook_page_renders_downloads_and_fits_a_phone(browser, site_url):
     assert "Autograd" in page.inner_text("h1")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the notebook page scrolls sideways: {width}px"
-    assert page.locator("a.handbook-colab").get_attribute("href").startswith("https://colab.research.google.com/github/")
+    assert (
+        page.locator("a.handbook-colab").get_attribute("href").startswith("https://colab.research.google.com/github/")
+    )
     with page.expect_download() as download:
         page.click("a.handbook-notebook")
     notebook = nbformat.read(download.value.path(), as_version=4)
@@ -132,7 +161,7 @@ def test_heaviest_chapter_transfers_at_most_1_5_mb(browser, site_url):
         context = browser.new_context()
         page = context.new_page()
         sizes = []
-        page.on("response", lambda response: sizes.append(len(response.body()) if response.ok else 0))
+        page.on("response", lambda response, sizes=sizes: sizes.append(len(response.body()) if response.ok else 0))
         page.goto(f"{site_url}/{chapter}/", wait_until="networkidle")
         weights[chapter] = sum(sizes)
         context.close()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.execution.blocks import Block, Page
 from handbook.environment import Environment
+from handbook.execution.blocks import Block, Page
 from handbook.execution.cache import ExecutionCache, cache_key
 from handbook.execution.runner import BlockRun
 
@@ -93,7 +93,14 @@ def test_two_builds_in_one_tree_at_once_both_succeed_and_share_the_caches(projec
         project.write(f"docs/page{n}.md", CONCURRENT_PAGE.format(n=n))
     assert project.goldens(HANDBOOK_CACHE="0").returncode == 0
     builds = [
-        subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site], cwd=project.root, env=project.environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site],
+            cwd=project.root,
+            env=project.environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         for site in ("site-a", "site-b")
     ]
     outputs = [build.communicate(timeout=600)[0] for build in builds]

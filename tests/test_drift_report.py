@@ -28,6 +28,10 @@ def test_new_release_writes_a_drift_report_and_records_nothing(tree_copy, suppor
     for page, file_name in differing:
         block_id = file_name.removesuffix(".txt")
         assert re.search(rf"^#### .*: block \d+ \(`{re.escape(block_id)}`, ", report, re.MULTILINE), (page, block_id)
-    moved = [t for t, lines in Recordings(REPO, newest).anchors().items() if Recordings(REPO, nearest).anchors().get(t) not in (None, lines)]
+    moved = [
+        t
+        for t, lines in Recordings(REPO, newest).anchors().items()
+        if Recordings(REPO, nearest).anchors().get(t) not in (None, lines)
+    ]
     assert f"### Moved: {len(moved)} of" in report
     assert "report: " in result.stdout

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PAGE = '''
+PAGE = """
 # Demo
 
 ## Blocks
@@ -26,7 +26,7 @@ print({changed})
 ```python exec="on" id="{third}"
 print("third")
 ```
-'''
+"""
 
 
 def everything_under(directory: Path) -> dict[str, str]:
@@ -44,7 +44,9 @@ def test_goldens_killed_at_any_step_leaves_recordings_whole(project, point):
     project.write("docs/demo.md", PAGE.format(changed="'after'", third="added"))  # a change, an addition, a removal
     killed = project.goldens(HANDBOOK_GOLDENS_KILL_AT=point)
     assert killed.returncode == -signal.SIGKILL
-    left = {path: text for path, text in everything_under(project.root / "recordings").items() if not path.startswith(".")}
+    left = {
+        path: text for path, text in everything_under(project.root / "recordings").items() if not path.startswith(".")
+    }
     again = project.goldens()
     assert again.returncode == 0, again.stderr
     updated = everything_under(project.root / "recordings")  # and nothing else: no stage is left

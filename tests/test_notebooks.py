@@ -10,11 +10,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from handbook.execution.blocks import scan_docs
 from handbook.environment import installed_torch
+from handbook.execution.blocks import scan_docs
 from handbook.execution.normalise import normalise
-from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command
 from handbook.execution.recordings import Recordings, recorded_releases
+from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command
 from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,7 +34,10 @@ def test_notebook_opens_with_a_pinned_install_and_a_check():
     notebook = notebook_for(page)
     install, check = notebook.cells[0], notebook.cells[1]
     assert install.metadata["tags"] == [INSTALL_TAG]
-    assert f"%pip install --quiet {install_command(installed_torch().version).removeprefix('pip install ')}" in install.source
+    assert (
+        f"%pip install --quiet {install_command(installed_torch().version).removeprefix('pip install ')}"
+        in install.source
+    )
     assert f'!= "{installed_torch().release}"' in check.source and "raise RuntimeError" in check.source
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert len(code) == len(page.blocks) + 3  # install, check, page state
@@ -48,7 +51,10 @@ def test_install_command_installs_the_recorded_build():
     assert install_command("2.15.0+cu132") == "pip install torch==2.15.0"
 
 
-BUILT_SITES = {release: REPO / ("site" if release == installed_torch().release else f".cache/site-{release}") for release in recorded_releases(REPO)}
+BUILT_SITES = {
+    release: REPO / ("site" if release == installed_torch().release else f".cache/site-{release}")
+    for release in recorded_releases(REPO)
+}
 
 
 @pytest.mark.parametrize("release", sorted(BUILT_SITES))
@@ -74,7 +80,9 @@ def cell_output(cell) -> str:
 
 # A warning names the file and line of the code that triggered it: a snippet file on the page,
 # a cell (`/tmp/ipykernel_<pid>/<hash>.py:1`) in the notebook. Everything else must be equal.
-CODE_LOCATION = re.compile(r"^(?:snippets/\S+?|docs/\S+?|<tmp>/\d+\.py|/tmp/ipykernel_\d+/\d+\.py):\d+: (?=\w*Warning)", re.MULTILINE)
+CODE_LOCATION = re.compile(
+    r"^(?:snippets/\S+?|docs/\S+?|<tmp>/\d+\.py|/tmp/ipykernel_\d+/\d+\.py):\d+: (?=\w*Warning)", re.MULTILINE
+)
 
 
 def comparable(output: str) -> str:
@@ -93,12 +101,17 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
     expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
-    client = NotebookClient(notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
-    errors = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"]
+    errors = [
+        o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"
+    ]
     assert not errors
     differing = [
-        f"{cell.source.splitlines()[0]}\n  recorded: {comparable(expected[cell.source])!r}\n  notebook: {comparable(cell_output(cell))!r}"
+        f"{cell.source.splitlines()[0]}\n  recorded: {comparable(expected[cell.source])!r}\n  notebook: "
+        f"{comparable(cell_output(cell))!r}"
         for cell in notebook.cells
         if cell.source in expected and comparable(cell_output(cell)) != comparable(expected[cell.source])
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-PAGE = '''
+PAGE = """
 # Demo
 
 ## Shapes
@@ -18,9 +18,9 @@ Linked to [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
 ```python exec="on"
 --8<-- "snippets/demo/shapes.py:body"
 ```
-'''
+"""
 
-SNIPPET = '''
+SNIPPET = """
 import torch
 
 # --8<-- [start:setup]
@@ -33,7 +33,7 @@ print("setup done")
 print("strides:", t.stride())
 {injected}
 # --8<-- [end:body]
-'''
+"""
 
 
 # 2 GiB, touched in 64 MiB steps, then held: a page limited to 1 GiB is stopped on the way.
@@ -42,7 +42,10 @@ ALLOCATION = "chunks = [torch.ones(2**24) for _ in range(32)]\nimport time; time
 
 def with_body_option(option: str) -> str:
     """PAGE with `option` on the fence of its second block."""
-    return PAGE.replace('```python exec="on"\n--8<-- "snippets/demo/shapes.py:body"', f'```python exec="on" {option}\n--8<-- "snippets/demo/shapes.py:body"')
+    return PAGE.replace(
+        '```python exec="on"\n--8<-- "snippets/demo/shapes.py:body"',
+        f'```python exec="on" {option}\n--8<-- "snippets/demo/shapes.py:body"',
+    )
 
 
 def make(project, injected: str = "") -> None:
@@ -105,17 +108,26 @@ def test_each_failure_fails_the_build_and_names_the_place(recorded, kind):
 def test_a_block_raises_its_page_memory_limit_and_a_page_past_it_does_not_stop_the_build(recorded):
     recorded.write("snippets/demo/shapes.py", SNIPPET.format(injected=ALLOCATION + "\nprint('allocated', 1)"))
     recorded.write("docs/demo.md", with_body_option('memory="3G"'))
-    recorded.write("docs/other.md", "# Other\n\n## Drift\n\nSee [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n\n```python exec=\"on\"\nprint('other')\n```\n")
+    recorded.write(
+        "docs/other.md",
+        "# Other\n\n## Drift\n\nSee [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n\n```python "
+        "exec=\"on\"\nprint('other')\n```\n",
+    )
     assert recorded.goldens(DOCS_PAGE_MEMORY="1G").returncode == 0
     assert "allocated 1" in recorded.recordings()["torch-2.13.0/demo/shapes-body.txt"]
     recorded.write("snippets/demo/shapes.py", SNIPPET.format(injected=ALLOCATION + "\nprint('allocated', 2)"))
     recorded.write("docs/other.md", (recorded.root / "docs/other.md").read_text().replace("'other'", "'changed'"))
     result = recorded.build(DOCS_PAGE_MEMORY="1G")
     assert result.returncode != 0
-    assert "+allocated 2" in result.stderr and "+changed" in result.stderr  # the raised limit held; the other page was checked
+    assert (
+        "+allocated 2" in result.stderr and "+changed" in result.stderr
+    )  # the raised limit held; the other page was checked
     recorded.write("docs/demo.md", PAGE)
     result = recorded.build(DOCS_PAGE_MEMORY="1G")
-    assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10: the page ran past its memory limit" in result.stderr
+    assert (
+        "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10: the page ran past its memory limit"
+        in result.stderr
+    )
     assert "+changed" in result.stderr
 
 
@@ -161,7 +173,9 @@ def test_unrecorded_block_fails_the_build(project):
 
 
 def test_output_is_text_and_long_output_is_cut_on_the_page(project):
-    project.write("docs/demo.md", '''
+    project.write(
+        "docs/demo.md",
+        """
         # Demo
 
         ## Output
@@ -175,7 +189,8 @@ def test_output_is_text_and_long_output_is_cut_on_the_page(project):
         for i in range(200):
             print("line", i)
         ```
-        ''')
+        """,
+    )
     assert project.goldens().returncode == 0
     recording = project.recordings()["torch-2.13.0/demo/block-1.txt"]
     assert "line 199" in recording and "bad byte: \ufffd" in recording
@@ -206,7 +221,9 @@ def test_one_huge_line_is_recorded_whole_cut_on_the_page_and_diffed_readably(pro
     result = project.build()
     assert result.returncode == 0, result.stderr
     html = (project.root / "site/demo/index.html").read_text()
-    assert "4,990,000 more character(s) not shown; the whole output is in recordings/torch-2.13.0/demo/block-1.txt" in html
+    assert (
+        "4,990,000 more character(s) not shown; the whole output is in recordings/torch-2.13.0/demo/block-1.txt" in html
+    )
     assert len(html) < 100_000
     project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 4_000_000 + "y" + "x" * 999_999'))
     result = project.build()
@@ -217,7 +234,9 @@ def test_one_huge_line_is_recorded_whole_cut_on_the_page_and_diffed_readably(pro
 
 
 def test_gpu_block_without_gpu_says_nothing_is_recorded(project):
-    project.write("docs/demo.md", '''
+    project.write(
+        "docs/demo.md",
+        """
         # Demo
 
         ## GPU
@@ -228,12 +247,16 @@ def test_gpu_block_without_gpu_says_nothing_is_recorded(project):
         import torch
         print(torch.cuda.memory_allocated())
         ```
-        ''')
+        """,
+    )
     assert project.goldens().returncode == 0
     assert project.build().returncode == 0
     html = (project.root / "site/demo/index.html").read_text()
     assert "no output has been recorded on a GPU yet" in html
-    project.write("recordings/torch-2.13.0/demo/block-1.cuda.txt", "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-11-29\n--- output ---\n0\n")
+    project.write(
+        "recordings/torch-2.13.0/demo/block-1.cuda.txt",
+        "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-11-29\n--- output ---\n0\n",
+    )
     assert project.build().returncode == 0
     html = (project.root / "site/demo/index.html").read_text()
     assert "recorded on NVIDIA H200 with torch 2.13.0+cu130 on 2026-11-29" in html
@@ -241,8 +264,19 @@ def test_gpu_block_without_gpu_says_nothing_is_recorded(project):
 
 def test_pages_do_not_share_state(project):
     link = "See [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n"
-    project.write("docs/a.md", "# A\n\n## Change\n\n" + link + '\n```python exec="on"\nimport torch\ntorch.set_printoptions(precision=1)\ntorch.set_default_dtype(torch.float64)\nleaked = 1\nprint(torch.tensor([1/3]))\n```\n')
-    project.write("docs/b.md", "# B\n\n## Look\n\n" + link + '\n```python exec="on"\nimport torch\nprint(torch.tensor([1/3]), "leaked" in globals())\n```\n')
+    project.write(
+        "docs/a.md",
+        "# A\n\n## Change\n\n"
+        + link
+        + '\n```python exec="on"\nimport torch\ntorch.set_printoptions(precision=1)\n'
+        + "torch.set_default_dtype(torch.float64)\nleaked = 1\nprint(torch.tensor([1/3]))\n```\n",
+    )
+    project.write(
+        "docs/b.md",
+        "# B\n\n## Look\n\n"
+        + link
+        + '\n```python exec="on"\nimport torch\nprint(torch.tensor([1/3]), "leaked" in globals())\n```\n',
+    )
     assert project.goldens().returncode == 0
     recordings = project.recordings()
     assert recordings["torch-2.13.0/a/block-1.txt"] == "tensor([0.3])\n"
@@ -250,20 +284,25 @@ def test_pages_do_not_share_state(project):
 
 
 def test_section_without_source_link_fails(project):
-    project.write("docs/demo.md", '# Demo\n\n## Linked\n\n[x](pytorch:c10/core/TensorImpl.h#TensorImpl)\n\n## Bare\n\nNo link here.\n')
+    project.write(
+        "docs/demo.md",
+        "# Demo\n\n## Linked\n\n[x](pytorch:c10/core/TensorImpl.h#TensorImpl)\n\n## Bare\n\nNo link here.\n",
+    )
     result = project.build()
     assert result.returncode != 0
     assert "docs/demo.md: section 'Bare' has no source link" in result.stderr
 
 
 def test_bad_source_link_fails_naming_page_and_link(project):
-    project.write("docs/demo.md", '# Demo\n\n## One\n\n[x](pytorch:c10/core/TensorImpl.h#NoSuchSymbol)\n')
+    project.write("docs/demo.md", "# Demo\n\n## One\n\n[x](pytorch:c10/core/TensorImpl.h#NoSuchSymbol)\n")
     result = project.build()
     assert result.returncode != 0
-    assert "docs/demo.md:5: pytorch:c10/core/TensorImpl.h#NoSuchSymbol: symbol 'NoSuchSymbol' not found" in result.stderr
+    assert (
+        "docs/demo.md:5: pytorch:c10/core/TensorImpl.h#NoSuchSymbol: symbol 'NoSuchSymbol' not found" in result.stderr
+    )
 
 
-PREDICTION_PAGE = '''
+PREDICTION_PAGE = """
 # Demo
 
 ## Allocator
@@ -281,7 +320,7 @@ x = torch.empty(100, device="cuda")
 print("allocated:", torch.cuda.memory_allocated())
 print("reserved:", torch.cuda.memory_reserved())
 ```
-'''
+"""
 
 
 def test_prediction_is_checked_against_the_gpu_recording_once_one_exists(project):
@@ -289,14 +328,28 @@ def test_prediction_is_checked_against_the_gpu_recording_once_one_exists(project
     assert project.goldens().returncode == 0
     result = project.build()
     assert result.returncode == 0, result.stderr
-    assert "no output has been recorded on a GPU yet to check it against" in (project.root / "site/demo/index.html").read_text()
+    assert (
+        "no output has been recorded on a GPU yet to check it against"
+        in (project.root / "site/demo/index.html").read_text()
+    )
     gpu = "recordings/torch-2.13.0/demo/measured.cuda.txt"
-    project.write(gpu, "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: 512\nreserved: 2097152\n")
+    project.write(
+        gpu,
+        "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: "
+        "512\nreserved: 2097152\n",
+    )
     result = project.build()
     assert result.returncode == 0, result.stderr
     assert "checked against the output recorded on NVIDIA H200" in (project.root / "site/demo/index.html").read_text()
-    project.write(gpu, "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: 512\nreserved: 20971520\n")
+    project.write(
+        gpu,
+        "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: "
+        "512\nreserved: 20971520\n",
+    )
     result = project.build()
     assert result.returncode != 0
-    assert "docs/demo.md, block 1 (rules), docs/demo.md:8: the prediction disagrees with what was recorded on a GPU" in result.stderr
+    assert (
+        "docs/demo.md, block 1 (rules), docs/demo.md:8: the prediction disagrees with what was recorded on a GPU"
+        in result.stderr
+    )
     assert "reserved: predicted 2097152, recorded 20971520" in result.stderr

@@ -10,7 +10,7 @@ import pytest
 
 from handbook.execution.processes import descendants, end_descendants
 
-PAGE = '''
+PAGE = """
 # Demo
 
 ## Processes
@@ -31,7 +31,7 @@ time.sleep(0.2)
 print("started a detached grandchild")
 {ending}
 ```
-'''
+"""
 
 ENDINGS = {
     "ends": "",
@@ -68,8 +68,14 @@ def test_processes_a_page_left_are_killed_and_named_in_the_log_and_report(projec
         assert project.goldens().returncode == 0
     result = project.build(DOCS_BLOCK_TIMEOUT="5", HANDBOOK_CACHE="0")
     assert running(child) == [] and running(detached) == []
-    assert f"docs/demo.md, block 1 (block-1), docs/demo.md:8: killed a process it left running: sleep {child}" in result.stderr
-    assert f"docs/demo.md, block 2 (block-2), docs/demo.md:14: killed a process it left running: sleep {detached}" in result.stderr
+    assert (
+        f"docs/demo.md, block 1 (block-1), docs/demo.md:8: killed a process it left running: sleep {child}"
+        in result.stderr
+    )
+    assert (
+        f"docs/demo.md, block 2 (block-2), docs/demo.md:14: killed a process it left running: sleep {detached}"
+        in result.stderr
+    )
     if ending == "ends":
         assert result.returncode == 0, result.stderr
         report = json.loads((project.root / "site/execution-report.json").read_text())
@@ -80,7 +86,11 @@ def test_processes_a_page_left_are_killed_and_named_in_the_log_and_report(projec
 
 
 def test_a_page_that_leaves_nothing_reports_nothing(project):
-    project.write("docs/demo.md", '# Demo\n\n## Quiet\n\nSee [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n\n```python exec="on"\nimport subprocess\nsubprocess.run(["true"])\n```\n')
+    project.write(
+        "docs/demo.md",
+        "# Demo\n\n## Quiet\n\nSee [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).\n\n```python "
+        'exec="on"\nimport subprocess\nsubprocess.run(["true"])\n```\n',
+    )
     assert project.goldens().returncode == 0
     result = project.build()
     assert result.returncode == 0, result.stderr

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from handbook.prose.quotes import resolve_quotes
 
-OUTPUTS = {("setup.md", "version"): "torch.__version__ : 2.15.0+cu132\nrows: 96", ("dispatch.md", "table"): "rows in the table: 97"}
+OUTPUTS = {
+    ("setup.md", "version"): "torch.__version__ : 2.15.0+cu132\nrows: 96",
+    ("dispatch.md", "table"): "rows in the table: 97",
+}
 
 
 def output_of(page, block):
@@ -35,7 +38,7 @@ def test_each_unresolvable_quote_names_page_and_line():
     assert errors[2].startswith("docs/setup.md:4: ") and "not a valid regular expression" in errors[2]
 
 
-PAGE = '''
+PAGE = """
 # Demo
 
 ## Shapes
@@ -48,7 +51,7 @@ print("rows: 95")
 ```
 
 The tensor has <!-- out block-1 /rows: (\\d+)/ --> rows.
-'''
+"""
 
 
 def test_a_build_shows_the_value_and_fails_on_a_quote_that_matches_nothing(project):
@@ -60,4 +63,7 @@ def test_a_build_shows_the_value_and_fails_on_a_quote_that_matches_nothing(proje
     project.write("docs/demo.md", PAGE.replace("rows: (", "columns: ("))
     result = project.build()
     assert result.returncode != 0
-    assert "docs/demo.md:12: <!-- out block-1 /columns: (\\d+)/ -->: block 'block-1' printed nothing matching" in result.stderr
+    assert (
+        "docs/demo.md:12: <!-- out block-1 /columns: (\\d+)/ -->: block 'block-1' printed nothing matching"
+        in result.stderr
+    )

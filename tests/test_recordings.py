@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.execution.blocks import Block, Page
 from handbook.environment import release_of
+from handbook.execution.blocks import Block, Page
 from handbook.execution.recordings import Recordings, recover_stage, staged, unified_diff
 
 
@@ -26,7 +26,12 @@ def test_gpu_recording_keeps_its_provenance(tmp_path: Path):
     gpu = block(device="cuda")
     recordings.write(gpu, "42", {"device": "NVIDIA H200", "torch": "2.13.0+cu130", "recorded": "2026-11-29"})
     recorded = recordings.read_gpu(gpu)
-    assert (recorded.device, recorded.torch, recorded.date, recorded.output) == ("NVIDIA H200", "2.13.0+cu130", "2026-11-29", "42")
+    assert (recorded.device, recorded.torch, recorded.date, recorded.output) == (
+        "NVIDIA H200",
+        "2.13.0+cu130",
+        "2026-11-29",
+        "42",
+    )
 
 
 def test_stale_recordings_are_those_without_a_block(tmp_path: Path):

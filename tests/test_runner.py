@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 
 from handbook.execution import runner
-from handbook.execution.runner import BlockJob, PageJob, SettingError, block_memory, block_timeout, interpreter_search_path, limits, parse_size, run_pages
+from handbook.execution.runner import (
+    BlockJob,
+    PageJob,
+    SettingError,
+    block_memory,
+    block_timeout,
+    interpreter_search_path,
+    limits,
+    parse_size,
+    run_pages,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -21,7 +31,10 @@ def run(*codes: str, timeout: float = 30) -> list:
 
 
 def test_blocks_share_one_namespace_and_capture_every_fd_write():
-    runs = run("x = 2\nprint('py', x)", "import os, ctypes\nos.write(1, b'fd1\\n')\nos.write(2, b'fd2\\n')\nctypes.CDLL(None).printf(b'from C\\n')")
+    runs = run(
+        "x = 2\nprint('py', x)",
+        "import os, ctypes\nos.write(1, b'fd1\\n')\nos.write(2, b'fd2\\n')\nctypes.CDLL(None).printf(b'from C\\n')",
+    )
     assert [r.status for r in runs] == ["ok", "ok"]
     assert runs[0].output == "py 2\n"
     assert runs[1].output.split("\n")[:3] == ["fd1", "fd2", "from C"]
@@ -57,7 +70,9 @@ def test_failures_are_told_apart_and_stop_the_page(code, status, message):
 
 def test_a_block_that_keeps_printing_is_stopped_before_its_timeout():
     runs = run("import sys\nwhile True:\n    sys.stdout.write('x' * 2**20)", "print('never')", timeout=60)
-    assert runs[0].status == "output" and "printed more than 64 MiB" in runs[0].error and "it was killed" in runs[0].error
+    assert (
+        runs[0].status == "output" and "printed more than 64 MiB" in runs[0].error and "it was killed" in runs[0].error
+    )
     assert runs[0].seconds < 60 and len(runs[0].output) == runner.MAX_OUTPUT_BYTES
     assert runs[1].status == "not-run"
 
@@ -68,7 +83,9 @@ def test_output_before_a_crash_is_kept():
 
 
 def test_pages_run_in_parallel_and_results_keep_their_page():
-    jobs = [PageJob(name, [BlockJob(f"import time; time.sleep(1); print('{name}')", "docs/p.md", 1, 30)]) for name in "abcd"]
+    jobs = [
+        PageJob(name, [BlockJob(f"import time; time.sleep(1); print('{name}')", "docs/p.md", 1, 30)]) for name in "abcd"
+    ]
     results = run_pages(jobs, REPO, workers=2)
     assert {page: runs[0].output for page, runs in results.items()} == {n: f"{n}\n" for n in "abcd"}
 
@@ -106,7 +123,9 @@ GiB = 2**30
         (4 * GiB, 4, "8G", 1, 8 * GiB),
     ],
 )
-def test_workers_and_page_memory_come_from_cores_and_memory(monkeypatch, available, cores, setting, workers, page_memory):
+def test_workers_and_page_memory_come_from_cores_and_memory(
+    monkeypatch, available, cores, setting, workers, page_memory
+):
     monkeypatch.setattr(runner, "available_memory", lambda: available)
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
     if setting:
@@ -130,8 +149,17 @@ ALLOCATION = "import time, torch\nchunks = [torch.ones(2**24) for _ in range(32)
 
 def test_a_page_past_its_memory_limit_is_stopped(monkeypatch):
     monkeypatch.setenv("DOCS_PAGE_MEMORY", "1G")
-    job = PageJob("p", [BlockJob("print('first')", "docs/p.md", 1, 30), BlockJob(ALLOCATION, "docs/p.md", 3, 30), BlockJob("print(1)", "docs/p.md", 9, 30)])
-    raised = PageJob("q", [BlockJob("print('first')", "docs/q.md", 1, 30), BlockJob(ALLOCATION, "docs/q.md", 3, 30, memory=3 * GiB)])
+    job = PageJob(
+        "p",
+        [
+            BlockJob("print('first')", "docs/p.md", 1, 30),
+            BlockJob(ALLOCATION, "docs/p.md", 3, 30),
+            BlockJob("print(1)", "docs/p.md", 9, 30),
+        ],
+    )
+    raised = PageJob(
+        "q", [BlockJob("print('first')", "docs/q.md", 1, 30), BlockJob(ALLOCATION, "docs/q.md", 3, 30, memory=3 * GiB)]
+    )
     results = run_pages([job, raised], REPO)
     first, allocation, after = results["p"]
     assert first.status == "ok" and after.status == "not-run"
@@ -202,8 +230,12 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
         bin_dir = environment_inside(project.root / ".venv")
     python = str(bin_dir / "python")
     env = project.environment(
-        HANDBOOK_CACHE="0", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t",
+        HANDBOOK_CACHE="0",
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@t",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@t",
     )
 
     def launch(*command: str) -> None:
@@ -212,7 +244,10 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
 
     launch(python, "-m", "handbook", "goldens")
     recorded = project.recordings()
-    assert re.fullmatch(r"W torch/utils/cpp_extension\.py:\d+\] No CUDA runtime is found, using CUDA_HOME='<tmp>'\n", recorded["torch-2.13.0/index/block-1.txt"])
+    assert re.fullmatch(
+        r"W torch/utils/cpp_extension\.py:\d+\] No CUDA runtime is found, using CUDA_HOME='<tmp>'\n",
+        recorded["torch-2.13.0/index/block-1.txt"],
+    )
     launch(python, "-m", "mkdocs", "build")
     launch(str(bin_dir / "mkdocs"), "build")
     launch(str(bin_dir / "pytest"), "-q", "-p", "no:cacheprovider", "test_launch.py")

@@ -18,5 +18,7 @@ def test_snippet_runs_on_its_own(snippet, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
     env["TORCH_EXTENSIONS_DIR"] = str(tmp_path / "torch_extensions")  # never wait on the build's lock
-    result = subprocess.run([sys.executable, str(REPO / snippet)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, str(REPO / snippet)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+    )
     assert result.returncode == 0, f"{snippet} exited {result.returncode}:\n{result.stderr[-3000:]}"

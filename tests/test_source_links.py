@@ -38,10 +38,13 @@ def test_symbols_resolve_to_their_definition(linker, target, text):
     installed = source.installed.read_text().splitlines()
     # repository line n is installed line n + offset (headers gain a wrapper line)
     first_line = installed[resolved.first - 1 + source.line_offset]
-    window = "\n".join(installed[resolved.first - 1 + source.line_offset:resolved.first + 4 + source.line_offset])
+    window = "\n".join(installed[resolved.first - 1 + source.line_offset : resolved.first + 4 + source.line_offset])
     assert text in window, first_line
     assert resolved.last >= resolved.first
-    assert resolved.url == f"https://github.com/pytorch/pytorch/blob/{linker.tree.identity.tag}/{resolved.path}#L{resolved.first}-L{resolved.last}"
+    assert (
+        resolved.url
+        == f"https://github.com/pytorch/pytorch/blob/{linker.tree.identity.tag}/{resolved.path}#L{resolved.first}-L{resolved.last}"
+    )
 
 
 def test_header_lines_are_shifted_by_the_wrapper(linker):
@@ -85,7 +88,7 @@ def test_a_symbol_cannot_be_asked_of_a_file_outside_the_wheel(linker):
 def test_rewrite_renders_links_and_excerpts_and_collects_errors(linker):
     page = (
         "## One\n\nSee [x](pytorch:c10/core/TensorImpl.h#VariableVersion::bump).\n\n"
-        "--8<-- \"pytorch:c10/core/TensorImpl.h#VariableVersion::bump\"\n\n"
+        '--8<-- "pytorch:c10/core/TensorImpl.h#VariableVersion::bump"\n\n'
         "```text\n[y](pytorch:not/rewritten.h)\n```\n\n[z](pytorch:nope.h)\n"
     )
     result = linker.rewrite(page, "p.md")

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from handbook import symbols
 from handbook.environment import installed_torch
+from handbook.sources import symbols
 from handbook.sources.links import SourceLinker, source_anchors
-from handbook.sources.tree import SourceError, SourceTree
 from handbook.sources.symbols import CppHeader, PythonSymbols, Span, SymbolCache
+from handbook.sources.tree import SourceError, SourceTree
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -26,8 +26,9 @@ def lines_of(spans: list[Span]) -> list[tuple[int, int]]:
 
 # --- Python ------------------------------------------------------------------
 
+
 def test_a_span_starts_at_the_first_decorator_past_comments_and_multi_line_arguments():
-    lines = source('''
+    lines = source("""
         class Mode:
             @count
             # a comment between the decorator and the def
@@ -40,7 +41,7 @@ def test_a_span_starts_at_the_first_decorator_past_comments_and_multi_line_argum
         )
         def check(i):
             return i
-    ''')
+    """)
     assert lines_of(PythonSymbols(lines).find("Mode.dispatch")) == [(2, 5)]
     assert lines_of(PythonSymbols(lines).find("check")) == [(7, 12)]
 
@@ -62,7 +63,7 @@ def test_a_column_zero_line_inside_a_string_does_not_end_the_function():
 
 
 def test_dotted_names_reach_methods_nested_functions_and_definitions_under_if_and_try():
-    lines = source('''
+    lines = source("""
         class Outer:
             class Inner:
                 def method(self):
@@ -77,7 +78,7 @@ def test_dotted_names_reach_methods_nested_functions_and_definitions_under_if_an
                 pass
         except ImportError:
             pass
-    ''')
+    """)
     found = PythonSymbols(lines)
     assert lines_of(found.find("Outer.Inner.method")) == [(3, 5)]
     assert lines_of(found.find("Outer.Inner.method.helper")) == [(4, 5)]
@@ -87,7 +88,7 @@ def test_dotted_names_reach_methods_nested_functions_and_definitions_under_if_an
 
 
 def test_overload_stubs_are_not_definitions():
-    lines = source('''
+    lines = source("""
         @overload
         def size(dim: int) -> int: ...
         @typing.overload
@@ -95,7 +96,7 @@ def test_overload_stubs_are_not_definitions():
         def size() -> tuple: ...
         def size(dim=None):
             return dim
-    ''')
+    """)
     assert lines_of(PythonSymbols(lines).find("size")) == [(6, 7)]
 
 
@@ -146,14 +147,15 @@ def test_meta_declaration_ends_with_its_template_string(tree):
     """The line scan ended this function at the first column-0 line of its f-string."""
     lines = tree.file("torchgen/gen.py").lines()
     [span] = PythonSymbols(lines).find("compute_meta_function_declaration")
-    body = lines[span.first - 1:span.last]
+    body = lines[span.first - 1 : span.last]
     assert any(line.startswith("struct TORCH_API structured_") for line in body)
     assert body[-1] == '"""'
-    assert not any(line.strip() for line in lines[span.last:span.last + 2])
+    assert not any(line.strip() for line in lines[span.last : span.last + 2])
     assert lines[span.last + 2].startswith("def ")
 
 
 # --- C++ ---------------------------------------------------------------------
+
 
 def test_digit_separators_are_not_character_literals():
     lines = source("""
@@ -169,7 +171,7 @@ def test_digit_separators_are_not_character_literals():
 
 
 def test_raw_strings_hide_braces_quotes_and_comment_markers():
-    lines = source('''
+    lines = source("""
         inline const char* usage() {
           return R"doc(
             { "shape": [2, 3] } } "unbalanced
@@ -177,7 +179,7 @@ def test_raw_strings_hide_braces_quotes_and_comment_markers():
           )doc";
         }
         struct After {};
-    ''')
+    """)
     header = CppHeader(lines)
     assert lines_of(header.find("usage")) == [(1, 6)]
     assert lines_of(header.find("After")) == [(7, 7)]

@@ -28,8 +28,11 @@ def test_version_names_and_latest_alias(project):
 def test_two_versions_deploy_into_a_branch(deployed):
     project, _ = deployed
     versions = json.loads(git(project.root, "show", "gh-pages:versions.json"))
-    assert [(v["version"], v["title"], v["aliases"]) for v in versions] == [("2.14", "torch 2.14", ["latest"]), ("2.13", "torch 2.13", [])]
-    assert 'url=latest/' in git(project.root, "show", "gh-pages:index.html")
+    assert [(v["version"], v["title"], v["aliases"]) for v in versions] == [
+        ("2.14", "torch 2.14", ["latest"]),
+        ("2.13", "torch 2.13", []),
+    ]
+    assert "url=latest/" in git(project.root, "show", "gh-pages:index.html")
     older = git(project.root, "show", "gh-pages:2.13/index.html")
     # The outdated banner is in every version's page; Material's script shows it on all but the default.
     assert 'data-md-component="outdated"' in older and "Read the latest version." in older
@@ -52,7 +55,11 @@ def test_make_versions_deploys_every_supported_release(tree_copy, supported):
     versions = json.loads(tree_copy.git("show", "gh-pages:versions.json"))
     newest = minor_version(supported[-1])
     assert [(v["version"], v["title"], v["aliases"]) for v in versions] == [
-        (minor_version(release), f"torch {minor_version(release)}", ["latest"] if minor_version(release) == newest else [])
+        (
+            minor_version(release),
+            f"torch {minor_version(release)}",
+            ["latest"] if minor_version(release) == newest else [],
+        )
         for release in reversed(supported)
     ]
     assert "url=latest/" in tree_copy.git("show", "gh-pages:index.html")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-PAGE = '''
+PAGE = """
 # Demo
 
 ## Strides of a view
@@ -18,7 +18,7 @@ print("same in every release")
 ```python exec="on"
 print("strides: (3, 1)")
 ```
-'''
+"""
 
 CHANGES = "# What changed\n\n## From torch 2.12 to 2.13\n\n<!-- what-changed 2.12.0 2.13.0 -->\n"
 
@@ -27,7 +27,9 @@ def test_changed_block_has_a_note_and_an_entry_under_its_section(project):
     project.write("docs/demo.md", PAGE)
     project.write("docs/what-changed.md", CHANGES)
     config = project.root / "mkdocs.yml"
-    config.write_text(config.read_text().replace("sections_exempt: [index.md]", "sections_exempt: [index.md, what-changed.md]"))
+    config.write_text(
+        config.read_text().replace("sections_exempt: [index.md]", "sections_exempt: [index.md, what-changed.md]")
+    )
     assert project.goldens().returncode == 0
     # An older release whose second block printed something else.
     project.write("recordings/torch-2.12.0/demo/block-1.txt", "same in every release\n")

@@ -103,14 +103,24 @@ def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
             selected = snippets.extract_section(region, lines)
         except SnippetMissingError:
             selected = None
-        starts = [n for n, line in enumerate(lines, 1) if (mark := snippets.match_section(line)) and mark["name"] == region and mark["type"] == "start"]
+        starts = [
+            n
+            for n, line in enumerate(lines, 1)
+            if (mark := snippets.match_section(line)) and mark["name"] == region and mark["type"] == "start"
+        ]
         if selected is None or not starts:
-            raise BlockError(f"{where}: region {region!r} not found in {path_text} (expected '# --8<-- [start:{region}]' ... '# --8<-- [end:{region}]')")
+            raise BlockError(
+                f"{where}: region {region!r} not found in {path_text} (expected '# --8<-- [start:{region}]' ... "
+                f"'# --8<-- [end:{region}]')"
+            )
         first = starts[0] + 1
         what = f"region {region!r} in {path_text}"
     elif parsed["start"]:
         if len(parsed["start"]) > 1:
-            raise BlockError(f"{where}: {target!r} names several line ranges; an executed block is one range, so that its tracebacks name the right lines")
+            raise BlockError(
+                f"{where}: {target!r} names several line ranges; an executed block is one range, so that its "
+                "tracebacks name the right lines"
+            )
         selected = snippets.extract_lines(parsed["start"], parsed["end"], lines)
         begin = parsed["start"][0]
         first = (max(len(lines) + begin, 0) if begin < 0 else begin) + 1
@@ -159,7 +169,10 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         where = f"{page_file}:{fence_line} (block {len(blocks) + 1})"
         options = parse_attrs(fence.attrs)
         if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
-            raise BlockError(f"{where}: a python fence without exec=\"on\"; every Python block on a page runs (use another language to show code that does not)")
+            raise BlockError(
+                f'{where}: a python fence without exec="on"; every Python block on a page runs (use another '
+                "language to show code that does not)"
+            )
         check_options(options, where)
         includes = [INCLUDE.match(line) for line in body]
         if any(includes):
@@ -174,9 +187,22 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             default_id = f"block-{len(blocks) + 1}"
         block_id = options.get("id") or default_id
         if block_id in seen_ids:
-            raise BlockError(f"{where}: block id {block_id!r} is used twice on {page_file} (also at line {seen_ids[block_id]}); give one an id=\"...\"")
+            raise BlockError(
+                f"{where}: block id {block_id!r} is used twice on {page_file} (also at line "
+                f'{seen_ids[block_id]}); give one an id="..."'
+            )
         seen_ids[block_id] = fence_line
-        block = Block(page, len(blocks) + 1, block_id, code.strip("\n"), origin_file, origin_line, fence_line, sections[fence.first], options)
+        block = Block(
+            page,
+            len(blocks) + 1,
+            block_id,
+            code.strip("\n"),
+            origin_file,
+            origin_line,
+            fence_line,
+            sections[fence.first],
+            options,
+        )
         blocks.append(block)
     return Page(page, tuple(blocks))
 
@@ -194,7 +220,7 @@ def check_options(options: dict[str, str], where: str) -> None:
 def _sections(lines: list[str]) -> list[str]:
     """For each line, the title of the `##` section it is in ("" before the first)."""
     titles, title = [], ""
-    for line, prose in zip(lines, prose_lines(lines)):
+    for line, prose in zip(lines, prose_lines(lines), strict=True):
         heading = SECTION.match(line) if prose else None
         title = heading["title"] if heading else title
         titles.append(title)

@@ -22,7 +22,13 @@ from handbook.execution.runner import BlockRun
 from handbook.execution.status import Status
 
 # Read, not imported: importing `preload` would load torch into the build process.
-ENGINE_MODULES = ("handbook.execution.runner", "handbook.execution.page_process", "handbook.execution.processes", "handbook.execution.preload", "handbook.execution.normalise")
+ENGINE_MODULES = (
+    "handbook.execution.runner",
+    "handbook.execution.page_process",
+    "handbook.execution.processes",
+    "handbook.execution.preload",
+    "handbook.execution.normalise",
+)
 FORMAT = 1
 
 
@@ -41,7 +47,11 @@ def cache_key(page: Page, environment: Environment) -> str:
         "page": page.path,
         "blocks": [[b.id, b.code, b.origin_file, b.origin_line, sorted(b.options.items())] for b in page.blocks],
         # Settings read by torch from the environment change outputs too.
-        "torch_env": sorted((k, v) for k, v in os.environ.items() if k.startswith(("TORCH_", "TORCHINDUCTOR_")) and k not in CACHE_DIR_VARIABLES),
+        "torch_env": sorted(
+            (k, v)
+            for k, v in os.environ.items()
+            if k.startswith(("TORCH_", "TORCHINDUCTOR_")) and k not in CACHE_DIR_VARIABLES
+        ),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

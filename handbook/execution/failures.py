@@ -49,4 +49,8 @@ def failure_report(site: SiteRun) -> str:
 
 def killed_processes(site: SiteRun) -> list[str]:
     """One line per process that a block started and left running when its page ended, which was killed."""
-    return [f"{place(result)}: killed a process it left running: {command}" for result in site.all_results() for command in result.leftovers]
+    return [
+        f"{place(result)}: killed a process it left running: {command}"
+        for result in site.all_results()
+        for command in result.leftovers
+    ]

@@ -9,18 +9,22 @@ moment, this leaves them as they were or fully updated.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from datetime import date
 from pathlib import Path
 
+from handbook.execution.failures import failure_report
 from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings, staged
-from handbook.execution.failures import failure_report
 
 
-
-def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gpu_only: bool = False, anchors: dict[str, str] | None = None) -> int:
+def record(
+    root: Path,
+    docs_dir: str = "docs",
+    pages: set[str] | None = None,
+    gpu_only: bool = False,
+    anchors: dict[str, str] | None = None,
+) -> int:
     """Record every block of `pages` (all by default); `anchors`, every source link's lines, are recorded too."""
     site = execute(root, docs_dir, only=pages)
     if gpu_only and not site.environment.has_cuda:
@@ -40,7 +44,11 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gp
                 continue
             provenance = None
             if result.block.device == "cuda" and site.environment.has_cuda:
-                provenance = {"device": site.environment.gpu_name, "torch": site.environment.torch, "recorded": date.today().isoformat()}
+                provenance = {
+                    "device": site.environment.gpu_name,
+                    "torch": site.environment.torch,
+                    "recorded": date.today().isoformat(),
+                }
             if not result.status.passes:  # drift or unrecorded: a change
                 changed.append(recordings.relative(recordings.path(result.block)))
             stage.write(result.block, result.output, provenance)
@@ -53,4 +61,3 @@ def record(root: Path, docs_dir: str = "docs", pages: set[str] | None = None, gp
     for path in changed:
         print(f"  {path}")
     return 0
-

@@ -71,7 +71,13 @@ def trailing_whitespace(text: str, repo_root: Path) -> str:
 
 
 # In the order they apply.
-NORMALISERS: tuple[Callable[[str, Path], str], ...] = (installation_paths, log_prefixes, temporary_paths, addresses, trailing_whitespace)
+NORMALISERS: tuple[Callable[[str, Path], str], ...] = (
+    installation_paths,
+    log_prefixes,
+    temporary_paths,
+    addresses,
+    trailing_whitespace,
+)
 
 
 def normalise(text: str, repo_root: Path) -> str:

@@ -17,12 +17,10 @@ import builtins
 import ctypes
 import io
 import os
-import random
 import sys
 import tempfile
 import time
 import traceback
-import warnings
 from pathlib import Path
 
 from handbook.execution import processes
@@ -54,24 +52,36 @@ def _unbuffered_c_stdio() -> None:
 
 def _python_streams() -> None:
     """Unbuffered text streams on fds 1 and 2 keep stdout and stderr in order."""
-    sys.stdout = io.TextIOWrapper(open(1, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True)
-    sys.stderr = io.TextIOWrapper(open(2, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True)
+    sys.stdout = io.TextIOWrapper(
+        open(1, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        open(2, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True
+    )
+
+
+# The state every page starts in, as code: run here, and shown as a chapter notebook's first cell.
+PAGE_STATE = """\
+# Every page of the handbook runs in a fresh process in this state.
+import random
+import warnings
+
+import numpy
+import torch
+
+torch.set_num_threads(1)
+torch.manual_seed(0)
+random.seed(0)
+numpy.random.seed(0)
+warnings.resetwarnings()
+warnings.simplefilter("default")  # every warning shown, once per place
+# A warning about a patch release of Python, not about any example: it would be recorded
+# for 3.13.0 only (torch 2.15's guards warn "Guards may run slower on Python 3.13.0").
+warnings.filterwarnings("ignore", message=r"Guards may run slower on Python 3\\.13\\.0", category=RuntimeWarning)"""
 
 
 def _fresh_state() -> None:
-    import torch
-
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    random.seed(0)
-    try:
-        import numpy
-
-        numpy.random.seed(0)
-    except ImportError:
-        pass
-    warnings.resetwarnings()
-    warnings.simplefilter("default")
+    exec(compile(PAGE_STATE, "<page state>", "exec"), {})
 
 
 def compile_block(code: str, filename: str, first_line: int):
@@ -129,7 +139,7 @@ def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_
             exec(compile_block(block["code"], os.path.join(repo_root, block["file"]), block["line"]), namespace)
         except SystemExit as exit_:
             status, error = Status.EXIT, f"the block called sys.exit({exit_.code!r})"
-        except BaseException as failure:  # noqa: BLE001 - every failure is reported, none is fatal here
+        except BaseException as failure:  # every failure is reported, none is fatal here
             status, error = Status.RAISED, format_failure(failure)
         sys.stdout.flush()
         sys.stderr.flush()

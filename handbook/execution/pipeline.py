@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from handbook.environment import Environment, gpu_possible, installed_torch
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
-from handbook.environment import Environment, gpu_possible, installed_torch
 from handbook.execution.cache import ExecutionCache, cache_key, write_atomically
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
@@ -100,7 +100,9 @@ def _job(page: Page, cuda: bool) -> PageJob:
             timeout, memory = runner.block_timeout(b.options), runner.block_memory(b.options)
         except runner.SettingError as error:
             raise BlockError(f"docs/{page.path}:{b.page_line} (block {b.index}): {error}") from error
-        blocks.append(BlockJob(b.code, b.origin_file, b.origin_line, timeout, run=cuda or b.device != "cuda", memory=memory))
+        blocks.append(
+            BlockJob(b.code, b.origin_file, b.origin_line, timeout, run=cuda or b.device != "cuda", memory=memory)
+        )
     return PageJob(page.path, blocks)
 
 
@@ -111,7 +113,8 @@ def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
     site = SiteRun(env, pages)
     for page in pages:
         site.results[page.path] = [
-            BlockResult(b, Status.RECORDED, recordings.read(b) or "", recording=recordings.relative(recordings.path(b))) if b.device != "cuda"
+            BlockResult(b, Status.RECORDED, recordings.read(b) or "", recording=recordings.relative(recordings.path(b)))
+            if b.device != "cuda"
             else check(b, BlockRun(Status.SKIPPED), recordings, cuda=False)
             for b in page.blocks
         ]
@@ -134,7 +137,10 @@ def run_site(
         keys[page.path] = cache_key(page, env)
         cached = cache.load(keys[page.path], len(page.blocks))
         if cached is not None:
-            runs[page.path] = [BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds) for r in cached]
+            runs[page.path] = [
+                BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds)
+                for r in cached
+            ]
         else:
             to_run.append(_job(page, cuda))
 
@@ -157,7 +163,9 @@ def run_site(
         site.compared_with = nearest_release(root, release)
         recordings = Recordings(root, site.compared_with)
     for page in selected:
-        site.results[page.path] = [check(block, run, recordings, cuda) for block, run in zip(page.blocks, runs[page.path])]
+        site.results[page.path] = [
+            check(block, run, recordings, cuda) for block, run in zip(page.blocks, runs[page.path], strict=True)
+        ]
         check_predictions(site.results[page.path])
     if only is None and not site.compared_with:
         site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
@@ -202,7 +210,10 @@ def check_predictions(results: list[BlockResult]) -> None:
             continue
         target = by_id.get(target_id)
         if target is None or target.block.device != "cuda":
-            result.status, result.error = Status.MISPREDICTED, f"predicts={target_id!r}: the page has no GPU-only block with that id"
+            result.status, result.error = (
+                Status.MISPREDICTED,
+                f"predicts={target_id!r}: the page has no GPU-only block with that id",
+            )
             continue
         result.predicted = target
         if target.gpu is None:
@@ -215,7 +226,10 @@ def check_predictions(results: list[BlockResult]) -> None:
         ]
         if wrong:
             result.status = Status.MISPREDICTED
-            result.error = f"the GPU recording of {target_id!r} ({target.gpu.device}, {target.gpu.date}) differs from this prediction:\n" + "\n".join(wrong)
+            result.error = (
+                f"the GPU recording of {target_id!r} ({target.gpu.device}, {target.gpu.date}) differs from this "
+                "prediction:\n" + "\n".join(wrong)
+            )
 
 
 class PageTimings:
@@ -242,7 +256,11 @@ class PageTimings:
 
 
 def execute(
-    root: Path, docs_dir: str = "docs", cache_enabled: bool | None = None, workers: int | None = None, only: set[str] | None = None
+    root: Path,
+    docs_dir: str = "docs",
+    cache_enabled: bool | None = None,
+    workers: int | None = None,
+    only: set[str] | None = None,
 ) -> SiteRun:
     """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
     if cache_enabled is None:

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handbook.execution.blocks import Block, Page
 from handbook.environment import version_key
+from handbook.execution.blocks import Block, Page
 
 PROVENANCE_END = "--- output ---"
 ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
@@ -36,7 +36,10 @@ def recorded_releases(root: Path) -> list[str]:
 def nearest_release(root: Path, release: str) -> str | None:
     """The recorded release closest to `release`: a new torch is first compared with its neighbour."""
     target = version_key(release)
-    distance = lambda r: tuple(abs(a - b) for a, b in zip(version_key(r), target))  # noqa: E731
+
+    def distance(other: str) -> tuple[int, ...]:
+        return tuple(abs(a - b) for a, b in zip(version_key(other), target, strict=False))
+
     releases = [r for r in recorded_releases(root) if r != release]
     return min(releases, key=distance) if releases else None
 
@@ -58,7 +61,7 @@ HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 def _common_head(before: list[str], after: list[str]) -> int:
     count = 0
-    for old, new in zip(before, after):
+    for old, new in zip(before, after, strict=False):
         if old != new:
             break
         count += 1
@@ -85,7 +88,7 @@ def _shown(line: str, start: int) -> str:
     start = min(start, max(0, len(body) - DIFF_LINE_CHARS))
     before = f"[{start:,} characters]…" if start else ""
     after = f"…[{len(body) - start - DIFF_LINE_CHARS:,} more characters]" if start + DIFF_LINE_CHARS < len(body) else ""
-    return f"{line[0]}{before}{body[start:start + DIFF_LINE_CHARS]}{after}"
+    return f"{line[0]}{before}{body[start : start + DIFF_LINE_CHARS]}{after}"
 
 
 def unified_diff(recorded: str, printed: str, name: str) -> str:
@@ -98,13 +101,16 @@ def unified_diff(recorded: str, printed: str, name: str) -> str:
     head = _common_head(before, after)
     tail = _common_head(before[head:][::-1], after[head:][::-1])
     start = max(0, head - DIFF_CONTEXT)
-    old = before[start:len(before) - max(0, tail - DIFF_CONTEXT)]
-    new = after[start:len(after) - max(0, tail - DIFF_CONTEXT)]
+    old = before[start : len(before) - max(0, tail - DIFF_CONTEXT)]
+    new = after[start : len(after) - max(0, tail - DIFF_CONTEXT)]
     notes = []
     differing = max(len(old), len(new)) - (head - start)
     if differing > DIFF_MAX_LINES:
-        old, new = old[:head - start + DIFF_MAX_LINES], new[:head - start + DIFF_MAX_LINES]
-        notes.append(f"(diff cut: only the first {DIFF_MAX_LINES} of {differing:,} lines from the first difference on are compared)")
+        old, new = old[: head - start + DIFF_MAX_LINES], new[: head - start + DIFF_MAX_LINES]
+        notes.append(
+            f"(diff cut: only the first {DIFF_MAX_LINES} of {differing:,} lines from the first difference on are "
+            "compared)"
+        )
     column = 0
     if head < len(before) and head < len(after):
         column = max(0, _first_difference(before[head], after[head]) - DIFF_LINE_CHARS // 3)
@@ -116,7 +122,9 @@ def unified_diff(recorded: str, printed: str, name: str) -> str:
         else:
             diff[index] = _shown(line, column)
     if any(len(line) > DIFF_LINE_CHARS + 1 for line in old + new):
-        notes.append(f"(long lines are cut to {DIFF_LINE_CHARS} characters from column {column:,}, near the first difference)")
+        notes.append(
+            f"(long lines are cut to {DIFF_LINE_CHARS} characters from column {column:,}, near the first difference)"
+        )
     return "\n".join(diff + notes)
 
 
@@ -153,7 +161,10 @@ class Recordings:
 
     def outputs(self) -> dict[tuple[str, str], str]:
         """Every recorded output by (page, file name), e.g. ("setup.md", "version-version.txt")."""
-        return {(path.parent.relative_to(self.directory).as_posix() + ".md", path.name): path.read_text(encoding="utf-8") for path in self.all_files()}
+        return {
+            (path.parent.relative_to(self.directory).as_posix() + ".md", path.name): path.read_text(encoding="utf-8")
+            for path in self.all_files()
+        }
 
     def anchors(self) -> dict[str, str]:
         """Source link target -> its recorded lines (`first-last`, or `file` for a path-only link)."""
@@ -164,7 +175,9 @@ class Recordings:
 
     def write_anchors(self, anchors: dict[str, str]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        (self.directory / ANCHORS).write_text("".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())), encoding="utf-8")
+        (self.directory / ANCHORS).write_text(
+            "".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())), encoding="utf-8"
+        )
 
     def all_files(self) -> list[Path]:
         if not self.directory.is_dir():

@@ -182,7 +182,10 @@ def limits(workers: int | None = None) -> Limits:
         workers = workers or max(1, min(cores, usable // page_memory))
         return Limits(workers, page_memory, "DOCS_PAGE_MEMORY")
     workers = workers or max(1, min(cores, usable // PAGE_MEMORY_FLOOR))
-    source = f"the default: {MEMORY_SHARE:.0%} of the memory available when the build started, shared by {workers} page(s) at once; DOCS_PAGE_MEMORY sets it"
+    source = (
+        f"the default: {MEMORY_SHARE:.0%} of the memory available when the build started, shared by "
+        f"{workers} page(s) at once; DOCS_PAGE_MEMORY sets it"
+    )
     return Limits(workers, usable // workers, source)
 
 
@@ -255,7 +258,10 @@ def interpreter_search_path() -> tuple[str, ...]:
     def holds_site_packages(entry: str) -> bool:
         return any(directory != entry and directory.startswith(entry.rstrip("/") + "/") for directory in site_dirs)
 
-    return tuple([entry for entry in resolved if not holds_site_packages(entry)] + [entry for entry in resolved if holds_site_packages(entry)])
+    return tuple(
+        [entry for entry in resolved if not holds_site_packages(entry)]
+        + [entry for entry in resolved if holds_site_packages(entry)]
+    )
 
 
 def _start(context, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
@@ -342,12 +348,14 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     if memory > limit:
         return Status.MEMORY, (
             f"its processes held {_size(memory)} of resident memory, past the page's limit of {_size(limit)} "
-            f"({source}), and were killed; a block that needs more can raise it with memory=\"...\" on its fence"
+            f'({source}), and were killed; a block that needs more can raise it with memory="..." on its fence'
         )
     return None
 
 
-def run_pages(jobs: list[PageJob], repo_root: Path, workers: int | None = None, on_done=None) -> dict[str, list[BlockRun]]:
+def run_pages(
+    jobs: list[PageJob], repo_root: Path, workers: int | None = None, on_done=None
+) -> dict[str, list[BlockRun]]:
     """Run every page of `jobs`; return each page's block runs, in block order."""
     context = _context()
     plan = limits(workers)
@@ -405,8 +413,10 @@ print(json.dumps({"torch": torch.__version__, "git_version": torch.version.git_v
 
 def probe_environment(repo_root: Path) -> dict[str, str]:
     """What the page processes run on: torch version and commit, Python, device."""
-    result = run_pages([PageJob("<probe>", [BlockJob(PROBE, "handbook/execution/runner.py", 1, 60.0)])], repo_root, workers=1)
+    result = run_pages(
+        [PageJob("<probe>", [BlockJob(PROBE, "handbook/execution/runner.py", 1, 60.0)])], repo_root, workers=1
+    )
     run = result["<probe>"][0]
-    if run.status != OK:
+    if run.status != Status.OK:
         raise RuntimeError(f"cannot start a page process: {run.error or run.status}\n{run.output}")
     return json.loads(run.output.strip().splitlines()[-1])

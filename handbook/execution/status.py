@@ -9,10 +9,10 @@ The values are the strings stored in the execution cache and the execution repor
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     passes: bool
     recordable: bool  # its output may become the recording
     meaning: str
@@ -23,12 +23,14 @@ class Status(str, Enum):
         member.passes, member.recordable, member.meaning = passes, recordable, meaning
         return member
 
-    def __str__(self) -> str:
-        return self.value
-
     # The block ran, or its run was reused.
     OK = ("ok", True, True, "executed in this build")
-    CACHED = ("cached", True, True, "executed in an earlier build with identical code, includes and environment; its run was reused")
+    CACHED = (
+        "cached",
+        True,
+        True,
+        "executed in an earlier build with identical code, includes and environment; its run was reused",
+    )
     RECORDED = ("recorded", True, False, "not executed (render-only preview build)")
     # Not run here by design: a GPU-only block without a GPU. The check turns it into one of the two below.
     SKIPPED = ("skipped", True, False, "not run here by design")

@@ -14,9 +14,9 @@ import re
 from pathlib import Path
 
 from handbook import versioned_prose
+from handbook.execution.recordings import Recordings
 from handbook.fences import prose_lines
 from handbook.prose.quotes import QUOTE
-from handbook.execution.recordings import Recordings
 
 # 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing)
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
@@ -43,7 +43,7 @@ def prose_numbers(markdown: str) -> list[tuple[int, str]]:
     """(line, number) for each number in the prose of already-versioned Markdown."""
     lines = markdown.splitlines()
     found = []
-    for number, (line, prose) in enumerate(zip(lines, prose_lines(lines)), 1):
+    for number, (line, prose) in enumerate(zip(lines, prose_lines(lines), strict=True), 1):
         if prose:
             text = COMMENT.sub("", LINK_TARGET.sub("]", QUOTE.sub("", line)))
             found += [(number, value) for value in sorted(numbers(text))]
@@ -63,7 +63,9 @@ def contradictions(root: Path, page: str, markdown: str, releases: list[str]) ->
             others = [other for other in releases if other != release and value in printed[other]]
             if others:
                 problems.append(
-                    f"docs/{page}:{line}: the prose says {value}, which this page prints with torch {', '.join(others)} "
-                    f"but not with torch {release}; quote it from the output (<!-- out BLOCK /PATTERN/ -->) or version the sentence"
+                    f"docs/{page}:{line}: the prose says {value}, which this page prints with torch "
+                    f"{', '.join(others)} "
+                    f"but not with torch {release}; quote it from the output (<!-- out BLOCK /PATTERN/ -->) or "
+                    "version the sentence"
                 )
     return problems

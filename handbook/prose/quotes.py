@@ -56,14 +56,16 @@ def resolve_quotes(markdown: str, page: str, output_of: OutputLookup) -> QuotedP
             result.errors.append(f"{where}: the pattern is not a valid regular expression ({error})")
             return match[0]
         if value is None:
-            result.errors.append(f"{where}: block {match['block']!r} printed nothing matching /{match['pattern']}/ with this torch")
+            result.errors.append(
+                f"{where}: block {match['block']!r} printed nothing matching /{match['pattern']}/ with this torch"
+            )
             return match[0]
         result.count += 1
         return value
 
     output = [
         QUOTE.sub(lambda match, n=number: replace(match, n), line) if prose else line
-        for number, (line, prose) in enumerate(zip(lines, prose_lines(lines)), 1)
+        for number, (line, prose) in enumerate(zip(lines, prose_lines(lines), strict=True), 1)
     ]
     result.markdown = "\n".join(output) + ("\n" if markdown.endswith("\n") else "")
     return result

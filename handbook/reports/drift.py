@@ -10,9 +10,7 @@ Records nothing. `make new-release TORCH=<version>` runs it.
 
 from __future__ import annotations
 
-import argparse
-import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from handbook.environment import installed_torch
@@ -38,19 +36,33 @@ def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
         lines += [f"### {title} (`{docs_dir}/{page.path}`)", ""]
         for result in shown:
             block = result.block
-            lines += [f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`)", ""]
+            lines += [
+                f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`)",
+                "",
+            ]
             lines += [result.status.meaning + ":", "", "```diff" if result.status == Status.DRIFT else "```text"]
-            lines += [line if len(line) <= MAX_LINE else line[:MAX_LINE] + " … (cut)" for line in result.error.splitlines()] + ["```", ""]
+            lines += [
+                line if len(line) <= MAX_LINE else line[:MAX_LINE] + " … (cut)" for line in result.error.splitlines()
+            ] + ["```", ""]
     return lines
 
 
 def _anchors_section(found: SourceAnchors, recorded: dict[str, str], baseline: str, release: str) -> list[str]:
     lines = ["## Source links", ""]
     if found.errors:
-        lines += [f"### Missing: {len(found.errors)} link(s) the build rejects", ""] + [f"- {error}" for error in found.errors] + [""]
+        lines += (
+            [f"### Missing: {len(found.errors)} link(s) the build rejects", ""]
+            + [f"- {error}" for error in found.errors]
+            + [""]
+        )
     moved = sorted(t for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
     if moved:
-        lines += [f"### Moved: {len(moved)} of {len(found.anchors)} linked symbols", "", f"| Symbol | torch {baseline} | torch {release} |", "|---|---|---|"]
+        lines += [
+            f"### Moved: {len(moved)} of {len(found.anchors)} linked symbols",
+            "",
+            f"| Symbol | torch {baseline} | torch {release} |",
+            "|---|---|---|",
+        ]
         lines += [f"| `{t}` | {recorded[t]} | {found.anchors[t]} |" for t in moved] + [""]
     if not found.errors and not moved:
         lines += ["Every source link resolves to the lines recorded for torch " + baseline + ".", ""]
@@ -67,14 +79,15 @@ def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
     failing = [r for r in site.failures() if r.status != Status.NOT_RUN]
     moved = sum(1 for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
     summary = (
-        f"torch {identity.version} against the recordings of torch {baseline}: {len(failing)} of {len(site.all_results())} blocks differ or fail, "
+        f"torch {identity.version} against the recordings of torch {baseline}: {len(failing)} of "
+        f"{len(site.all_results())} blocks differ or fail, "
         f"{len(found.errors)} source link(s) missing, {moved} moved"
     )
     header = [
         f"# Drift report: torch {identity.release}",
         "",
         f"torch `{identity.version}` (commit `{identity.git_version}`), Python {site.environment.python}, "
-        f"{datetime.now(timezone.utc).date().isoformat()}.",
+        f"{datetime.now(UTC).date().isoformat()}.",
         "",
         f"{summary}. Nothing was recorded. Review each difference, fix what broke (or version the prose), "
         f"then record with `make goldens TORCH={identity.release}`.",
@@ -82,6 +95,7 @@ def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
     ]
     if site.stale:
         header += ["Recordings whose block is gone: " + ", ".join(f"`{path}`" for path in site.stale), ""]
-    report = header + _outputs_section(site, root, docs_dir) + _anchors_section(found, recorded, baseline, identity.release)
+    report = (
+        header + _outputs_section(site, root, docs_dir) + _anchors_section(found, recorded, baseline, identity.release)
+    )
     return "\n".join(report) + "\n", summary
-

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from handbook.execution.pipeline import SiteRun
@@ -12,7 +12,7 @@ from handbook.execution.pipeline import SiteRun
 def report_data(site: SiteRun) -> dict:
     return {
         **site.environment.as_dict(),
-        "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": round(site.seconds, 3),
         "blocks": [
             {

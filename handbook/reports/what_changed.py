@@ -16,8 +16,8 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
-from handbook.execution.blocks import Block, Page
 from handbook.environment import minor_version
+from handbook.execution.blocks import Block, Page
 from handbook.execution.recordings import Recordings, recorded_releases
 
 PAGE = "what-changed.md"
@@ -45,7 +45,9 @@ def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, s
         block: entry_anchor(release, block)
         for page in pages
         for block in page.blocks
-        if (new_output := new.read(block)) is not None and (old_output := old.read(block)) is not None and new_output != old_output
+        if (new_output := new.read(block)) is not None
+        and (old_output := old.read(block)) is not None
+        and new_output != old_output
     }
 
 
@@ -53,7 +55,15 @@ def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> l
     diff = difflib.unified_diff(before.splitlines(), after.splitlines(), f"torch {old}", f"torch {new}", lineterm="")
     context = f"{block.page}#{slugify(block.section, '-')}" if block.section else block.page
     # attr_list gives the paragraph its id when the list is on the paragraph's last line, alone.
-    return [f"[Block {block.index} in context]({context}), from `{block.origin}`:", f"{{: #{entry_anchor(new, block)} }}", "", "```diff", *diff, "```", ""]
+    return [
+        f"[Block {block.index} in context]({context}), from `{block.origin}`:",
+        f"{{: #{entry_anchor(new, block)} }}",
+        "",
+        "```diff",
+        *diff,
+        "```",
+        "",
+    ]
 
 
 def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str]) -> str:
@@ -66,7 +76,8 @@ def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str,
     changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
     only_old, only_new = before.keys() - after.keys(), after.keys() - before.keys()
     lines = [
-        f"Of {len(before.keys() | after.keys())} recorded outputs, **{len(changed)} differ** between torch {old} and torch {new}"
+        f"Of {len(before.keys() | after.keys())} recorded outputs, **{len(changed)} differ** between torch {old} "
+        f"and torch {new}"
         + (f", {len(only_old)} exist only for {old}" if only_old else "")
         + (f", {len(only_new)} only for {new}" if only_new else "")
         + ".",
@@ -95,7 +106,12 @@ def _anchors_table(old_anchors: dict[str, str], new_anchors: dict[str, str], old
     moved = sorted(t for t in old_anchors.keys() & new_anchors.keys() if old_anchors[t] != new_anchors[t])
     if not moved:
         return lines + ["No linked symbol moved."]
-    lines += [f"{len(moved)} of {len(old_anchors.keys() | new_anchors.keys())} linked symbols moved:", "", f"| Symbol | torch {old} | torch {new} |", "|---|---|---|"]
+    lines += [
+        f"{len(moved)} of {len(old_anchors.keys() | new_anchors.keys())} linked symbols moved:",
+        "",
+        f"| Symbol | torch {old} | torch {new} |",
+        "|---|---|---|",
+    ]
     return lines + [f"| `{t}` | {old_anchors[t]} | {new_anchors[t]} |" for t in moved]
 
 

@@ -27,7 +27,9 @@ def write_index(root: Path) -> Path:
     identity = installed_torch(packages)
     path = index_path(root, identity)
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = f"# torch: {identity.version}\n# git_version: {identity.git_version}\n# made by `python -m handbook source-index` from the source paths in torch/lib/*.so\n"
+    header = (
+        f"# torch: {identity.version}\n# git_version: {identity.git_version}\n# made by `python -m handbook "
+        "source-index` from the source paths in torch/lib/*.so\n"
+    )
     path.write_text(header + "".join(f"{p}\n" for p in sorted(paths_in_libraries(packages))), encoding="utf-8")
     return path
-

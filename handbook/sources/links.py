@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import versioned_prose
-
 from handbook.fences import prose_lines
-from handbook.sources.tree import SourceError, SourceTree
 from handbook.sources.symbols import Span, find
+from handbook.sources.tree import SourceError, SourceTree
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
@@ -77,30 +76,44 @@ class SourceLinker:
     def _choose(spans: list[Span], choice: str, path: str, name: str, lines: list[str]) -> Span:
         if choice:
             if not choice.isdigit() or not 1 <= int(choice) <= len(spans):
-                raise SourceError(f"{path}#{name}@{choice}: there are {len(spans)} candidates, pick one of @1..@{len(spans)}")
+                raise SourceError(
+                    f"{path}#{name}@{choice}: there are {len(spans)} candidates, pick one of @1..@{len(spans)}"
+                )
             return spans[int(choice) - 1]
         if len(spans) > 1:
             listed = "\n".join(f"  @{n}: {span.describe(lines)}" for n, span in enumerate(spans, 1))
-            raise SourceError(f"symbol {name!r} is ambiguous in {path}; qualify it (Class::member, Class.method) or pick one with @N:\n{listed}")
+            raise SourceError(
+                f"symbol {name!r} is ambiguous in {path}; qualify it (Class::member, Class.method) or pick one "
+                f"with @N:\n{listed}"
+            )
         return spans[0]
 
     def link_markup(self, resolved: Resolved) -> str:
         where = f"{resolved.path}" + (f" lines {resolved.first}-{resolved.last}" if resolved.first else "")
         # The title in Markdown's own syntax: inside an attribute list, `__init__` would be read as bold.
-        return f'({resolved.url} "PyTorch {self.tree.identity.tag}: {where}"){{: .pytorch-source data-tag="{self.tree.identity.tag}" }}'
+        return (
+            f'({resolved.url} "PyTorch {self.tree.identity.tag}: '
+            f'{where}"){{: .pytorch-source data-tag="{self.tree.identity.tag}" }}'
+        )
 
     def excerpt_markup(self, resolved: Resolved, indent: str) -> str:
         source = self.tree.file(resolved.path)
         if resolved.first is None:
             raise SourceError(f"an excerpt needs a symbol: pytorch:{resolved.target}")
-        lines = source.lines()[resolved.first - 1 + source.line_offset:resolved.last + source.line_offset]
+        lines = source.lines()[resolved.first - 1 + source.line_offset : resolved.last + source.line_offset]
         if len(lines) > MAX_EXCERPT_LINES:
-            raise SourceError(f"excerpt pytorch:{resolved.target} is {len(lines)} lines long (at most {MAX_EXCERPT_LINES}); excerpt a smaller symbol")
+            raise SourceError(
+                f"excerpt pytorch:{resolved.target} is {len(lines)} lines long (at most {MAX_EXCERPT_LINES}); "
+                "excerpt a smaller symbol"
+            )
         language = next((lang for suffix, lang in LANGUAGES.items() if resolved.path.endswith(suffix)), "text")
         title = f"{resolved.path}, lines {resolved.first}-{resolved.last} (PyTorch {self.tree.identity.tag})"
         body = "\n".join(lines)
         fence = "````"
-        block = f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View {resolved.symbol} on GitHub]{self.link_markup(resolved)}'
+        block = (
+            f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View '
+            f"{resolved.symbol} on GitHub]{self.link_markup(resolved)}"
+        )
         return "\n".join(indent + line if line else line for line in block.splitlines())
 
     def rewrite(self, markdown: str, page: str, plain: bool = False) -> PageLinks:
@@ -111,7 +124,7 @@ class SourceLinker:
         output: list[str] = []
         section = ""
         lines = markdown.splitlines()
-        for number, (line, prose) in enumerate(zip(lines, prose_lines(lines)), 1):
+        for number, (line, prose) in enumerate(zip(lines, prose_lines(lines), strict=True), 1):
             if not prose:
                 output.append(line)
                 continue
@@ -120,15 +133,29 @@ class SourceLinker:
                 section = heading["title"]
             excerpt = EXCERPT.match(line)
             if excerpt:
-                line = self._apply(result, page, section, number, excerpt["target"], lambda r: self.excerpt_markup(r, excerpt["indent"]), line)
+                line = self._apply(
+                    result,
+                    page,
+                    section,
+                    number,
+                    excerpt["target"],
+                    lambda r, indent=excerpt["indent"]: self.excerpt_markup(r, indent),
+                    line,
+                )
             else:
                 markup = (lambda r: f"({r.url})") if plain else self.link_markup
-                line = LINK.sub(lambda m: "]" + self._apply(result, page, section, number, m["target"], markup, m[0][1:]), line)
+
+                def linked(m: re.Match, section: str = section, number: int = number, markup=markup) -> str:
+                    return "]" + self._apply(result, page, section, number, m["target"], markup, m[0][1:])
+
+                line = LINK.sub(linked, line)
             output.append(line)
         result.markdown = "\n".join(output) + ("\n" if markdown.endswith("\n") else "")
         return result
 
-    def _apply(self, result: PageLinks, page: str, section: str, number: int, target: str, render, original: str) -> str:
+    def _apply(
+        self, result: PageLinks, page: str, section: str, number: int, target: str, render, original: str
+    ) -> str:
         try:
             resolved = self.resolve(target)
             rendered = render(resolved)
@@ -145,7 +172,7 @@ def sections_without_links(markdown: str) -> list[str]:
     title: str | None = None
     linked = False
     lines = markdown.splitlines()
-    for line, prose in zip(lines, prose_lines(lines)):
+    for line, prose in zip(lines, prose_lines(lines), strict=True):
         if not prose:
             continue
         heading = HEADING.match(line)

@@ -35,7 +35,9 @@ def render(citations: list[Citation], titles: dict[str, str], tag: str) -> str:
             shown = f"`{path}`" + (f" · `{symbol}`" if symbol else "")
             span = f"{resolved.first}-{resolved.last}" if resolved.first else "file"
             sections = sorted({c.section for c in cited if c.section})
-            where = ", ".join(f"[{s}]({page}#{slugify(s, '-')})" for s in sections) or f"[{titles.get(page, page)}]({page})"
+            where = (
+                ", ".join(f"[{s}]({page}#{slugify(s, '-')})" for s in sections) or f"[{titles.get(page, page)}]({page})"
+            )
             lines.append(f"| [{shown}]({resolved.url}) | {span} | {where} |")
         lines.append("")
     return "\n".join(lines)

@@ -120,8 +120,10 @@ class CachedFile:
 def _read_answers(entry: Path) -> dict[str, list[Span]]:
     try:
         stored = json.loads(entry.read_text(encoding="utf-8"))["answers"]
-        return {symbol: [Span(int(first), int(last), str(kind)) for first, last, kind in spans]
-                for symbol, spans in stored.items()}
+        return {
+            symbol: [Span(int(first), int(last), str(kind)) for first, last, kind in spans]
+            for symbol, spans in stored.items()
+        }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}  # missing or corrupt: found again
 
@@ -213,6 +215,7 @@ def _nested_statements(node: ast.stmt) -> Iterator[list[ast.stmt]]:
 
 # --- YAML (native_functions.yaml, derivatives.yaml) ---------------------------
 
+
 class YamlEntries:
     """Entries of native_functions.yaml (`- func: name.overload(`) and derivatives.yaml (`- name: `)."""
 
@@ -253,7 +256,10 @@ NAMESPACE_HEAD = re.compile(r'(?:\bnamespace(?:\s+[\w:]+)?|\bextern\s+"[^"]*")\s
 TYPE_KEYWORD = r"(?:class|struct|union|enum\s+class|enum\s+struct|enum)"
 ATTRIBUTES = r"(?:(?:[A-Z][A-Z0-9_]*(?:\([^)]*\))?|alignas\([^)]*\)|\[\[[^\]]*\]\])\s+)*"
 TYPE_DEFINITION = re.compile(
-    r"^\s*(?:template\s*<.*>\s*)?" + TYPE_KEYWORD + r"\s+" + ATTRIBUTES
+    r"^\s*(?:template\s*<.*>\s*)?"
+    + TYPE_KEYWORD
+    + r"\s+"
+    + ATTRIBUTES
     + r"(?P<name>\w+)\b\s*(?:final\b)?\s*(?::(?!:)|\{|<|$)"
 )
 STATEMENT_KEYWORD = re.compile(r"^\s*(return|if|while|for|switch|case|else|delete|new|throw|using|typedef|co_return)\b")
@@ -266,7 +272,7 @@ def _blank(match: re.Match) -> str:
     if match["comment"]:
         return blanked
     opening = min(i for i in (text.find('"'), text.find("'")) if i >= 0)
-    return text[:opening + 1] + blanked[opening + 1:-1] + text[-1]
+    return text[: opening + 1] + blanked[opening + 1 : -1] + text[-1]
 
 
 @dataclass(frozen=True)
@@ -375,14 +381,16 @@ class CppHeader:
     @cached_property
     def namespace_scope(self) -> set[int]:
         """Indices of the lines that start inside no braces but those of namespaces and `extern "C"`."""
-        return {line.index for line in self.code_lines(0)
-                if all(NAMESPACE_HEAD.search(head) for head in line.open_braces)}
+        return {
+            line.index for line in self.code_lines(0) if all(NAMESPACE_HEAD.search(head) for head in line.open_braces)
+        }
 
     def _constants(self, name: str) -> list[Span]:
         """`constexpr` variables at namespace scope (`constexpr size_t kSmallSize = 1048576;`)."""
         pattern = re.compile(
             r"^\s*(?:template\s*<.*>\s*)?(?:\w+\s+)*constexpr\s+[\w:<>,*&\s]+?(?<![\w:])"
-            + re.escape(name) + r"\s*(?:=|\{|;|\[)"
+            + re.escape(name)
+            + r"\s*(?:=|\{|;|\[)"
         )
         declarations = [index for index, code in enumerate(self.code) if pattern.match(code)]
         found = []
@@ -485,7 +493,7 @@ class OpenBraces:
     def code(self, text: str) -> None:
         position = 0
         for mark in BRACE_OR_SEMICOLON.finditer(text):
-            head = (self._head + " " + text[position:mark.start()]).strip()
+            head = (self._head + " " + text[position : mark.start()]).strip()
             position = mark.end()
             if mark[0] == "{":
                 self.open.append(head[-200:])
@@ -499,4 +507,3 @@ def _prefer_definitions(spans: list[Span]) -> list[Span]:
     """A declaration plus its one definition is one symbol: keep the definition."""
     bodies = [s for s in spans if s.kind in {"definition", "type", "macro", "field", "constant"}]
     return bodies if len(bodies) == 1 else spans
-
