@@ -90,6 +90,8 @@ def chapter_notebook(
     tail = "\n".join(lines[start:]).strip()
     if tail:
         cells.append(new_markdown_cell(prose(tail)))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"  # not nbformat's random ids: the same page makes the same notebook
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["handbook"] = {"page": page.path, "torch": torch_version}
