@@ -159,7 +159,7 @@ def run_site(
     release = env.release
     recordings = Recordings(root, release)
     site = SiteRun(env, pages, executed_pages=[job.page for job in to_run])
-    if not recordings.directory.is_dir() and nearest_release(root, release):
+    if not recordings.exists and nearest_release(root, release):
         site.compared_with = nearest_release(root, release)
         recordings = Recordings(root, site.compared_with)
     for page in selected:

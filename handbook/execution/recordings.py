@@ -166,6 +166,17 @@ class Recordings:
             for path in self.all_files()
         }
 
+    @property
+    def exists(self) -> bool:
+        return self.directory.is_dir()
+
+    def page_outputs(self, page: str) -> list[str]:
+        """Every output recorded for one page (CPU and GPU blocks alike)."""
+        directory = self.directory / page.removesuffix(".md")
+        if not directory.is_dir():
+            return []
+        return [path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.txt"))]
+
     def anchors(self) -> dict[str, str]:
         """Source link target -> its recorded lines (`first-last`, or `file` for a path-only link)."""
         path = self.directory / ANCHORS

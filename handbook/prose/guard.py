@@ -30,13 +30,7 @@ def numbers(text: str) -> set[str]:
 
 
 def printed_numbers(recordings: Recordings, page: str) -> set[str]:
-    directory = recordings.directory / page.removesuffix(".md")
-    if not directory.is_dir():
-        return set()
-    found: set[str] = set()
-    for path in directory.glob("*.txt"):
-        found |= numbers(path.read_text(encoding="utf-8"))
-    return found
+    return {number for output in recordings.page_outputs(page) for number in numbers(output)}
 
 
 def prose_numbers(markdown: str) -> list[tuple[int, str]]:

@@ -69,8 +69,8 @@ def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> l
 def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str]) -> str:
     """The generated comparison of two releases' recordings, as Markdown under a `##` heading."""
     before_recordings, after_recordings = Recordings(root, old), Recordings(root, new)
-    if not before_recordings.directory.is_dir() or not after_recordings.directory.is_dir():
-        missing = old if not before_recordings.directory.is_dir() else new
+    if not before_recordings.exists or not after_recordings.exists:
+        missing = old if not before_recordings.exists else new
         return f"!!! note\n    Nothing to compare yet: torch {missing} has no recordings.\n"
     before, after = before_recordings.outputs(), after_recordings.outputs()
     changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
