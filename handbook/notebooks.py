@@ -32,7 +32,6 @@ COLAB = "https://colab.research.google.com/github"
 GPU_CELL_NOTE = "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type)."
 
 
-
 def notebook_path(page: str) -> str:
     """`tensors.md` -> `notebooks/tensors.ipynb`, the notebook's path among the site's files."""
     return f"{DIRECTORY}/" + page.removesuffix(".md").replace("/", "-") + ".ipynb"
