@@ -129,12 +129,98 @@ def notebook_page_html(html: str) -> str:
         if any(name in source.lower() for name in CDN_LOADERS):
             script.decompose()
     used = {name for tag in soup.find_all(class_=True) for name in tag.get("class", [])}
-    for style in soup.find_all("style"):
-        style.string = used_rules(style.get_text(), used)
+    styles = soup.find_all("style")
+    sheets = [used_rules(style.get_text(), used) for style in styles]
+    referenced = used_variables(sheets + [tag["style"] for tag in soup.find_all(style=True)])
+    for style, sheet in zip(styles, sheets, strict=True):
+        style.string = without_variables(sheet, keep=referenced)
     return str(soup)
 
 
+VARIABLE_USE = re.compile(r"var\(\s*(--[\w-]+)")
+
+
+def _declarations(css: str):
+    """(rule, its declarations) for every qualified rule, at-rules' nested ones included."""
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+        if rule.type == "qualified-rule":
+            yield rule, tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
+        elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:
+            yield from _declarations(tinycss2.serialize(rule.content))
+
+
+def used_variables(sources: list[str]) -> set[str]:
+    """Custom properties that something uses: a property's value, an inline style, or a custom
+    property that is itself used (to a fixed point)."""
+    uses: dict[str, set[str]] = {}
+    used: set[str] = set()
+    for source in sources:
+        if "{" not in source:  # an inline style attribute
+            used |= set(VARIABLE_USE.findall(source))
+            continue
+        for _, declarations in _declarations(source):
+            for declaration in declarations:
+                if declaration.type != "declaration":
+                    continue
+                found = set(VARIABLE_USE.findall(tinycss2.serialize(declaration.value)))
+                if declaration.name.startswith("--"):
+                    uses.setdefault(declaration.name, set()).update(found)
+                else:
+                    used |= found
+    pending = list(used)
+    while pending:
+        for name in uses.get(pending.pop(), ()):
+            if name not in used:
+                used.add(name)
+                pending.append(name)
+    return used
+
+
+def without_variables(css: str, keep: set[str]) -> str:
+    """The stylesheet without the declarations of custom properties nothing uses (JupyterLab
+    defines hundreds, many holding whole SVG icons, for the application's own interface)."""
+    kept = []
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+        if rule.type == "qualified-rule":
+            declarations = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
+            text = "; ".join(
+                f"{d.name}: {tinycss2.serialize(d.value).strip()}" + (" !important" if d.important else "")
+                for d in declarations
+                if d.type == "declaration" and (not d.name.startswith("--") or d.name in keep)
+            )
+            if text:
+                kept.append(tinycss2.serialize(rule.prelude).strip() + " {" + text + "}")
+        elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:
+            inner = without_variables(tinycss2.serialize(rule.content), keep)
+            if inner.strip():
+                kept.append(f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}")
+        elif rule.type == "at-rule":
+            kept.append(tinycss2.serialize([rule]))
+    return "\n".join(kept)  # parse errors (the stylesheet has a few) are dropped, as browsers drop them
+
+
+def _selectors(prelude: list) -> list[str]:
+    """A rule's selector list, split at its top-level commas (`:is(.a, .b)` stays whole)."""
+    selectors, current = [], []
+    for token in prelude:
+        if token.type == "literal" and token.value == ",":
+            selectors.append(tinycss2.serialize(current).strip())
+            current = []
+        else:
+            current.append(token)
+    return [*selectors, tinycss2.serialize(current).strip()]
+
+
 CLASS_NAME = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+FUNCTIONAL_PSEUDO = re.compile(r"\([^()]*\)")
+
+
+def _required_classes(selector: str) -> set[str]:
+    """Classes an element must carry for the selector to match: not those inside `:not()`,
+    `:is()` and the like, which may match without them."""
+    while FUNCTIONAL_PSEUDO.search(selector):
+        selector = FUNCTIONAL_PSEUDO.sub("", selector)
+    return set(CLASS_NAME.findall(selector))
 
 
 def used_rules(css: str, used_classes: set[str]) -> str:
@@ -143,8 +229,11 @@ def used_rules(css: str, used_classes: set[str]) -> str:
     kept = []
     for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
         if rule.type == "qualified-rule":
-            selectors = [s.strip() for s in tinycss2.serialize(rule.prelude).split(",")]
-            matching = [s for s in selectors if set(CLASS_NAME.findall(s)) <= used_classes]
+            selectors = _selectors(rule.prelude)
+            # Code cells take the site's own code colours (handbook.css), not nbconvert's Pygments style.
+            matching = [
+                s for s in selectors if _required_classes(s) <= used_classes and ".highlight-ipynb " not in s + " "
+            ]
             if matching:
                 kept.append(", ".join(matching) + " {" + tinycss2.serialize(rule.content) + "}")
         elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:

@@ -244,6 +244,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return self.linker.rewrite(markdown, page.file.src_uri).markdown
 
     def on_page_content(self, html, *, page, config, files):
+        if page.file.src_uri == source_map.PAGE:
+            page.meta["search"] = {"exclude": True}  # a table of what the chapters link: they are indexed
         if notebooks.is_notebook_page(page.file.src_uri):
             page.meta["search"] = {"exclude": True}  # the chapter page is indexed already
             html = notebooks.notebook_page_html(html)

@@ -116,3 +116,17 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
         if cell.source in expected and comparable(cell_output(cell)) != comparable(expected[cell.source])
     ]
     assert not differing, "\n".join(differing)
+
+
+def test_notebook_stylesheet_keeps_only_what_the_page_uses():
+    from handbook.notebooks import notebook_page_html
+
+    page = (
+        "<style>.w{--used: red; --unused: url(data:big); --chained: var(--used)}"
+        ".w .a{color: var(--chained)} .w :is(.a, .b):hover{display:flex} .w .gone{color: blue}"
+        ".w .highlight-ipynb .c1{color: #408080}</style>"
+        '<div class="w"><p class="a">x</p><div class="highlight-ipynb"><span class="c1">#</span></div></div>'
+    )
+    kept = notebook_page_html(page)
+    assert "--used: red" in kept and "--chained" in kept and "--unused" not in kept
+    assert ".w :is(.a, .b):hover" in kept and ".gone" not in kept and "#408080" not in kept

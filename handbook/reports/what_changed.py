@@ -59,9 +59,15 @@ def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> l
         f"[Block {block.index} in context]({context}), from `{block.origin}`:",
         f"{{: #{entry_anchor(new, block)} }}",
         "",
+        # Kept out of the search index: the outputs are searchable on their own pages, and
+        # every page loads the index, so the diff of every changed output would weigh on all.
+        "<div markdown data-search-exclude>",
+        "",
         "```diff",
         *diff,
         "```",
+        "",
+        "</div>",
         "",
     ]
 
