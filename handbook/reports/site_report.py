@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from handbook.environment import RECORDED_PYTHON
+from handbook.execution.page_process import PAGE_STATE
 from handbook.execution.pipeline import SiteRun
 
 PAGE = "how-this-site-is-built.md"
@@ -21,6 +23,8 @@ def render(site: SiteRun, titles: dict[str, str]) -> str:
         "`torch.manual_seed(0)`; its output was captured at the file-descriptor level, normalised",
         "(object addresses, installation paths, log timestamps) and compared with the output recorded",
         "for this torch release under `recordings/`. A block whose output differs fails the build.",
+        f"Outputs are recorded with Python {RECORDED_PYTHON}; where another supported Python prints",
+        "differently, its output is recorded beside, and shown folded under the block.",
         "",
         "| Property | Value |",
         "|---|---|",
@@ -46,6 +50,18 @@ def render(site: SiteRun, titles: dict[str, str]) -> str:
     for page, page_results in by_page.items():
         seconds = sum(r.seconds for r in page_results)
         lines.append(f"| [{titles.get(page, page)}]({page}) | {len(page_results)} | {seconds:.1f} |")
+    lines += [
+        "",
+        "## The state every page starts in",
+        "",
+        "Before its first block, every page process runs this, so that no page depends on another",
+        "or on the machine; every warning is shown, once per place, whatever Python's default",
+        "filters would hide:",
+        "",
+        "```python",
+        PAGE_STATE,
+        "```",
+    ]
     gpu = [r for r in results if r.block.device == "cuda"]
     lines += ["", "## GPU-only blocks", ""]
     if gpu:

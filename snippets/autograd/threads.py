@@ -41,6 +41,72 @@ worker.join()
 print("backward from another thread: ", result["worker"])
 # --8<-- [end:caller_thread]
 
+# --8<-- [start:device_threads]
+# A device of its own, in a fresh process: the toy PrivateUse1 backend of Operator dispatch,
+# registered before any backward runs, when the engine starts its device threads.
+import subprocess
+import sys
+
+child = """
+import os, threading
+import torch
+from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
+
+torch.set_num_threads(1)
+_setup_privateuseone_for_python_backend("toy")
+
+
+def on_toy(cpu):  # a toy tensor: no device memory, its numbers kept in an attribute
+    t = torch._C._acc.create_empty_tensor(tuple(cpu.shape), cpu.dtype)
+    t.cpu_data = cpu
+    return t
+
+
+def copy_from(src, dst, non_blocking=False):
+    (dst.cpu_data if dst.is_toy else dst).copy_(src.cpu_data if src.is_toy else src)
+    return dst
+
+
+toy_kernels = {
+    "empty_strided": lambda size, stride, **kw: on_toy(torch.empty_strided(size, stride, dtype=kw["dtype"])),
+    "_copy_from": copy_from,
+    "mul.Tensor": lambda a, b: on_toy(a.cpu_data * b.cpu_data),
+    "detach": lambda a: on_toy(a.cpu_data),
+}
+aten = torch.library.Library("aten", "IMPL")
+for name, kernel in toy_kernels.items():
+    aten.impl(name, kernel, "PrivateUse1")
+
+
+class Where(torch.autograd.Function):
+    seen = {}
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.detach() if x.is_toy else x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        Where.seen[grad.device.type] = threading.get_ident()
+        return grad
+
+
+threads = lambda: len(os.listdir("/proc/self/task"))  # the process's OS threads
+print("toy devices:", torch.toy.device_count(), "| OS threads before any backward:", threads())
+cpu = torch.ones(3, requires_grad=True)
+Where.apply(cpu * 2).sum().backward()
+print("OS threads after the first backward:", threads())
+toy = torch.ones(3).toy().requires_grad_()
+Where.apply(toy * torch.full((3,), 2.0).toy()).backward(torch.ones(3).toy())
+me = threading.get_ident()
+print("node with a CPU gradient ran on the calling thread:", Where.seen["cpu"] == me)
+print("node with a toy gradient ran on the calling thread:", Where.seen["toy"] == me)
+print("toy.grad:", toy.grad.cpu(), "on", toy.grad.device, flush=True)
+os._exit(0)  # skip interpreter teardown, which can abort once a toy device thread exists
+"""
+print(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout.strip())
+# --8<-- [end:device_threads]
+
 # --8<-- [start:reentrant]
 from torch.utils.checkpoint import checkpoint
 

@@ -45,9 +45,10 @@ with torch.inference_mode():
     steady_call = (time.perf_counter() - start) / 20
     print("compiled output matches eager:", torch.allclose(first, model(batch), atol=1e-5))
 print("first call costs over 100 steady-state calls:", first_call > 100 * steady_call)
-print("kernel calls in the generated wrapper:")
+print("kernel calls in the generated wrapper, and the buffers it reuses:")
 for line in source.splitlines():
-    if line.strip().startswith(("extern_kernels.", "cpp_fused_")) and "(" in line and "=" not in line.split("(")[0]:
+    call = line.strip().startswith(("extern_kernels.", "cpp_fused_")) and "=" not in line.split("(")[0]
+    if call or "# reuse" in line:
         print("   ", line.strip())
 # --8<-- [end:warmup]
 

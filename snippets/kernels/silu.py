@@ -292,6 +292,7 @@ print("silu_naive(xt):", operators(k.silu_naive, xt))
 print("silu_iter(xt): ", operators(k.silu_iter, xt))
 print("silu_iter output strides", k.silu_iter(xt).stride())
 verdict("silu_iter vs silu_naive", speedup(k.silu_iter, k.silu_naive, x))
+verdict("F.silu vs silu_iter", speedup(F.silu, k.silu_iter, x))
 try:
     k.silu_iter(x.double())
 except RuntimeError as e:
@@ -302,6 +303,7 @@ except RuntimeError as e:
 print("lanes of Vectorized<double>, <float>, <BFloat16>:", k.vec_lanes())
 verdict("silu_vec vs silu_iter", speedup(k.silu_vec, k.silu_iter, x))
 verdict("silu_vec vs silu_iter, every other element", speedup(k.silu_vec, k.silu_iter, x[::2]))
+verdict("F.silu vs silu_vec", speedup(F.silu, k.silu_vec, x), band=3)
 # --8<-- [end:vec]
 
 # --8<-- [start:dispatch]
@@ -327,7 +329,14 @@ for threads, grain in [(1, 32_768), (2, 32_768), (2, 2_000_000), (4, 400_000)]:
     print(f"{threads} thread(s), grain {grain:>9,}: (begin, end, thread)",
           [tuple(chunk) for chunk in chunks.tolist()])
 torch.set_num_threads(1)
-verdict("silu_parallel vs silu, 1 thread", speedup(lambda t: k.silu_parallel(t, 32_768)[0], k.silu, x))
+
+
+def silu_parallel(t):
+    return k.silu_parallel(t, 32_768)[0]  # the output, without the chunks
+
+
+verdict("silu_parallel vs silu, 1 thread", speedup(silu_parallel, k.silu, x))
+verdict("F.silu vs silu_parallel, 1 thread", speedup(F.silu, silu_parallel, x), band=3)
 # --8<-- [end:parallel]
 
 # --8<-- [start:accessor]
@@ -340,6 +349,8 @@ packed = flipped.contiguous()  # the same values, rows contiguous
 verdict("rows read through strides vs contiguous rows",
         speedup(lambda _: k.rms_norm_rows(flipped, 1e-6), lambda _: k.rms_norm_rows(packed, 1e-6), None),
         band=1.5)
+verdict("F.rms_norm vs rms_norm_rows, contiguous rows",
+        speedup(lambda t: F.rms_norm(t, (1000,), eps=1e-6), lambda t: k.rms_norm_rows(t, 1e-6), packed))
 # --8<-- [end:accessor]
 
 # --8<-- [start:errors]

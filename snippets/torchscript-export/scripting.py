@@ -8,8 +8,9 @@ import zipfile
 
 import torch
 
-# Show DeprecationWarnings raised inside torch. Python's default filters hide them,
-# even in a script run directly: the "Status" section shows what a script prints.
+# Show DeprecationWarnings raised inside torch when this file runs on its own (its page
+# shows every warning already). Python's default filters hide them, even in a script run
+# directly: the "Status" section shows what a script prints.
 warnings.simplefilter("default", DeprecationWarning)
 torch.manual_seed(0)
 torch.set_printoptions(precision=4)
