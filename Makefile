@@ -2,22 +2,34 @@
 # CPU wheel from this machine's disk; other installers download a CUDA build).
 # TORCH=2.14.1 builds the same tree against another torch, in .venv-2.14.1.
 TORCH ?= 2.13.0
-ifeq ($(TORCH),2.13.0)
+# PY=3.13 builds with python3.13 (found on PATH or in pyenv) in an environment of its own;
+# without PY, with python3. Recordings are made with the first of PYTHONS; what another
+# prints differently is recorded beside them (README, "Recorded outputs").
+PYTHONS := 3.11 3.12 3.13
+DEFAULT_PY := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PY ?=
+ifneq ($(PY),$(DEFAULT_PY))
+ifneq ($(PY),)
+PY_SUFFIX := -py$(PY)
+endif
+endif
+ifeq ($(TORCH)$(PY_SUFFIX),2.13.0)
 VENV ?= .venv
 else
-VENV ?= .venv-$(TORCH)
+VENV ?= .venv-$(TORCH)$(PY_SUFFIX)
 endif
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: serve build test pythons goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # PIP_CONSTRAINT=/dev/null: a machine's pip configuration may cap torch at the releases it keeps
 # on disk; every requirement here is pinned, so the environment lifts that cap for itself.
 $(INSTALLED): requirements.lock pyproject.toml
-	python3 -m venv $(VENV)
+	@sh tools/interpreter.sh "$(PY)" "$(PYTHONS)" > /dev/null
+	$$(sh tools/interpreter.sh "$(PY)" "$(PYTHONS)") -m venv $(VENV)
 	sed 's/^torch==.*/torch==$(TORCH)/' requirements.lock > $(VENV)/requirements.txt
 	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
@@ -45,6 +57,12 @@ test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m ruff check handbook tests bench
 	$(PYTHON) -m ruff format --check handbook tests bench
 	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
+
+# The latest supported torch built with every supported Python, each against its recordings and
+# that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.
+LATEST := $(lastword $(SUPPORTED))
+pythons:
+	@for py in $(PYTHONS); do $(MAKE) --no-print-directory build TORCH=$(LATEST) PY=$$py SITE=.cache/site-$(LATEST)-py$$py || exit 1; done
 
 goldens: $(INSTALLED)
 	$(PYTHON) -m handbook goldens

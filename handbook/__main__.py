@@ -12,11 +12,12 @@ The Makefile runs them (`make goldens`, `make source-index`, `make new-release`,
 from __future__ import annotations
 
 import argparse
+import platform
 import subprocess
 import sys
 from pathlib import Path
 
-from handbook.environment import installed_torch
+from handbook.environment import RECORDED_PYTHON, installed_torch, python_minor
 from handbook.execution.goldens import record
 from handbook.reports.drift import drift_report
 from handbook.sources.index import write_index
@@ -44,6 +45,14 @@ def drift(args: argparse.Namespace) -> int:
 
 
 def deploy(args: argparse.Namespace) -> int:
+    python = python_minor(platform.python_version())
+    if python != RECORDED_PYTHON:
+        print(
+            f"error: editions are published as built with Python {RECORDED_PYTHON}, the Python their outputs are "
+            f"recorded with; this is Python {python} (deploy without PY=)",
+            file=sys.stderr,
+        )
+        return 1
     command = deploy_command(args.root, installed_torch().release, args.branch)
     print(" ".join(command))
     return subprocess.run(command, cwd=args.root, env=tool_environment()).returncode

@@ -14,6 +14,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+# The Pythons an edition holds for. Every recording is made with the first; where another
+# prints differently, its output is recorded beside (`handbook.execution.recordings`), and
+# each published edition is built with the first. The Makefile's PYTHONS lists the same.
+SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13")
+RECORDED_PYTHON = SUPPORTED_PYTHONS[0]
+
+
+def python_minor(version: str) -> str:
+    """`3.13.0` -> `3.13`: outputs differ by Python's minor version, not by its patch release."""
+    return ".".join(version.split(".")[:2])
+
 
 def release_of(torch_version: str) -> str:
     """`2.13.0+cpu` and `2.13.0` are one release: a local build tag does not change outputs' home."""
@@ -86,6 +97,10 @@ class Environment:
     @property
     def release(self) -> str:
         return release_of(self.torch)
+
+    @property
+    def python_minor(self) -> str:
+        return python_minor(self.python)
 
     @property
     def has_cuda(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import platform
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,11 +16,11 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from handbook import notebooks, versioned_prose
-from handbook.environment import installed_torch, minor_version
+from handbook.environment import installed_torch, minor_version, python_minor
 from handbook.execution.blocks import BlockError, expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes
 from handbook.execution.pipeline import SiteRun, cache_root, execute
-from handbook.execution.recordings import recorded_releases
+from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.execution.runner import SettingError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import resolve_quotes
@@ -66,7 +67,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if jupyter is not None:
             # Its cache evicts every entry the current build did not use: one directory per
             # edition, so that building one edition does not empty another's.
-            jupyter.config["cache_dir"] = str(cache_root(self.root) / "mkdocs-jupyter" / installed_torch().release)
+            jupyter.config["cache_dir"] = str(cache_root(self.root) / "mkdocs-jupyter" / self.edition)
             # It logs every conversion and copy at INFO; the build log names what ran, not that.
             for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):
                 logging.getLogger(name).setLevel(logging.WARNING)
@@ -135,13 +136,13 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def _write_notebooks(self, config) -> list[File]:
         """This edition's notebook of every chapter, written where mkdocs-jupyter (next in the
         plugin list) picks them up as pages."""
-        directory = cache_root(self.root) / "notebooks" / self.release
+        directory = cache_root(self.root) / "notebooks" / self.edition
         written = []
         for page_path in self.chapters:
             page = self.site.page(page_path)
             source = (self.root / self.docs_dir / page_path).read_text(encoding="utf-8")
             # Lines kept: the notebook finds each block by its line in the page.
-            markdown = self._quoted(versioned_prose.render_keeping_lines(source, self.release), page_path).markdown
+            markdown = self._quoted(self._versioned(source, keep_lines=True), page_path).markdown
             outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
             notebook = notebooks.chapter_notebook(
                 markdown,
@@ -169,9 +170,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.titles: dict[str, str] = {}
         errors: list[str] = []
         for file in files.documentation_pages():
-            markdown = versioned_prose.render(
-                Path(file.abs_src_path).read_text(encoding="utf-8"), self.linker.tree.identity.release
-            )
+            markdown = self._versioned(Path(file.abs_src_path).read_text(encoding="utf-8"))
             self.titles[file.src_uri] = source_map.title_of(markdown, file.src_uri)
             links = self.linker.rewrite(markdown, file.src_uri)
             errors += links.errors
@@ -191,7 +190,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         releases = recorded_releases(self.root)
         for file in files.documentation_pages():
             markdown = Path(file.abs_src_path).read_text(encoding="utf-8")
-            errors += self._quoted(versioned_prose.render_keeping_lines(markdown, self.release), file.src_uri).errors
+            errors += self._quoted(self._versioned(markdown, keep_lines=True), file.src_uri).errors
             errors += prose_guard.contradictions(self.root, file.src_uri, markdown, releases)
         if errors:
             return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)]
@@ -201,6 +200,11 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         """A text cell: snippet includes expanded, source links as plain links at this tag."""
         expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
         return self.linker.rewrite(expanded, page, plain=True).markdown
+
+    def _versioned(self, markdown: str, keep_lines: bool = False) -> str:
+        """The Markdown as this edition (torch release and Python) shows it."""
+        render = versioned_prose.render_keeping_lines if keep_lines else versioned_prose.render
+        return render(markdown, self.release, self.python)
 
     def _quoted(self, markdown: str, page: str):
         return resolve_quotes(markdown, page, self._output_of)
@@ -212,6 +216,16 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     @property
     def release(self) -> str:
         return self.linker.tree.identity.release
+
+    @property
+    def python(self) -> str:
+        """The Python this build runs its pages with: the one running it."""
+        return platform.python_version()
+
+    @property
+    def edition(self) -> str:
+        """What one build's own files are kept under: its torch release and Python."""
+        return f"{installed_torch().release}-py{python_minor(self.python)}"
 
     def on_page_markdown(self, markdown, *, page, config, files):
         if notebooks.is_notebook_page(page.file.src_uri):
@@ -230,12 +244,22 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             if page.file.src_uri in self.chapters
             else None
         )
+        recordings = Recordings(self.root, self.release, python=self.python)
         self.renderer = PageRenderer(
-            page.file.src_uri, results, show_failures=self.serving, changed=changed, colab_url=colab
+            page.file.src_uri,
+            results,
+            show_failures=self.serving,
+            changed=changed,
+            colab_url=colab,
+            other_pythons={
+                r.block.index: others
+                for r in results
+                if r.block.device != "cuda" and (others := recordings.other_pythons(r.block))
+            },
         )
         if page.file.generated_by:
             return markdown
-        markdown = versioned_prose.render(markdown, self.release)
+        markdown = self._versioned(markdown)
         markdown = self._quoted(markdown, page.file.src_uri).markdown
         markdown = what_changed.what_changed_page(markdown, self.root, self.pages_in_reading_order, self.titles)
         if page.file.src_uri in self.chapters:

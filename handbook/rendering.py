@@ -36,6 +36,7 @@ class PageRenderer:
     show_failures: bool = False  # under `mkdocs serve`, a failure shows on its page
     changed: dict[int, tuple[str, str]] = field(default_factory=dict)  # block index -> (torch X.Y, What changed URL)
     colab_url: str | None = None  # where a reader can run this chapter on a GPU
+    other_pythons: dict[int, dict[str, str]] = field(default_factory=dict)  # block index -> {Python: its output}
     taken: set[int] = field(default_factory=set)
 
     def take(self, code: str) -> BlockResult:
@@ -101,12 +102,28 @@ class PageRenderer:
             parts.append(_note(f"{left_out}; the whole output is in {result.recording}.", "cut"))
         if result.status in {Status.UNRECORDED, Status.DRIFT}:
             parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
+        by_output: dict[str, list[str]] = {}
+        for python, output in self.other_pythons.get(result.block.index, {}).items():
+            by_output.setdefault(output, []).append(python)
+        parts += [_other_python_note(pythons, output) for output, pythons in by_output.items()]
         if result.block.index in self.changed:
             version, url = self.changed[result.block.index]
             parts.append(
                 f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>'
             )
         return "\n\n".join(parts)
+
+
+def _other_python_note(pythons: list[str], output: str) -> str:
+    """An output other supported Pythons print instead (recorded for them), folded under the block's own."""
+    text, left_out = cut(output)
+    more = f"<p>({html.escape(left_out)})</p>" if left_out else ""
+    names = " and ".join(pythons)
+    verb = "prints" if len(pythons) == 1 else "print"
+    return (
+        f'<details class="handbook-python"><summary>Python {html.escape(names)} {verb} this differently</summary>'
+        f"<pre><code>{html.escape(text)}</code></pre>{more}</details>"
+    )
 
 
 def _prediction_note(target: BlockResult) -> str:

@@ -73,9 +73,9 @@ class Project:
             **env,
         }
 
-    def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    def run(self, *args: str, env: dict[str, str] | None = None, python: str = sys.executable):
         return subprocess.run(
-            [sys.executable, *args],
+            [python, *args],
             cwd=self.root,
             env=self.environment(**(env or {})),
             capture_output=True,
@@ -83,11 +83,11 @@ class Project:
             timeout=600,
         )
 
-    def build(self, **env: str) -> subprocess.CompletedProcess:
-        return self.run("-m", "mkdocs", "build", env=env)
+    def build(self, python: str = sys.executable, **env: str) -> subprocess.CompletedProcess:
+        return self.run("-m", "mkdocs", "build", env=env, python=python)
 
-    def goldens(self, **env: str) -> subprocess.CompletedProcess:
-        return self.run("-m", "handbook", "goldens", env=env)
+    def goldens(self, python: str = sys.executable, **env: str) -> subprocess.CompletedProcess:
+        return self.run("-m", "handbook", "goldens", env=env, python=python)
 
     def recordings(self) -> dict[str, str]:
         base = self.root / "recordings"

@@ -193,7 +193,14 @@ def test_every_page_has_no_serious_axe_violation(browser, site_url, axe_script, 
     )
 
 
-NOTES = ["note", "cut", "gpu", "warning", "changed"]  # the handbook-* notes rendering.py writes, and one to come
+NOTES = [
+    "note",
+    "cut",
+    "gpu",
+    "warning",
+    "changed",
+    "python",
+]  # the handbook-* notes rendering.py writes, and one to come
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)

@@ -9,23 +9,17 @@ test_accessibility.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from site_browser import ARTIFACTS, NARROW, SITE, screenshot, serve
 
-CHAPTERS = [
-    "setup",
-    "tensors",
-    "autograd",
-    "dispatch",
-    "memory",
-    "torchscript-export",
-    "compile",
-    "custom-ops",
-    "troubleshooting",
-    "learning-path",
-]
+from handbook.execution.blocks import scan_docs
+
+# Every chapter: the pages with executed blocks, which each have a notebook page too.
+REPO = Path(__file__).resolve().parent.parent
+CHAPTERS = [page.path.removesuffix(".md") for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
 MAX_PAGE_BYTES = 1_500_000
 
 
@@ -155,9 +149,10 @@ def test_notebook_page_renders_downloads_and_fits_a_phone(browser, site_url):
 def test_heaviest_chapter_transfers_at_most_1_5_mb(browser, site_url):
     """Chapters and their notebook pages (mkdocs-jupyter inlines a large stylesheet)."""
     weights = {}
-    for chapter in CHAPTERS + [f"notebooks/{chapter}" for chapter in CHAPTERS]:
-        if not (SITE / chapter / "index.html").is_file():
-            continue
+    pages = CHAPTERS + [f"notebooks/{chapter}" for chapter in CHAPTERS]
+    missing = [page for page in pages if not (SITE / page / "index.html").is_file()]
+    assert not missing, f"not in the built site: {', '.join(missing)}"
+    for chapter in pages:
         context = browser.new_context()
         page = context.new_page()
         sizes = []

@@ -39,7 +39,8 @@ def test_block(block):
 
 
 def test_no_recording_without_a_block():
-    recordings = Recordings(REPO, page_environment(REPO).release)
+    env = page_environment(REPO)
+    recordings = Recordings(REPO, env.release, python=env.python)
     assert [recordings.relative(p) for p in recordings.stale(PAGES)] == []
 
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS
+
+REPO = Path(__file__).resolve().parent.parent
 
 PAGE = """
 # Demo
@@ -353,3 +359,72 @@ def test_prediction_is_checked_against_the_gpu_recording_once_one_exists(project
         in result.stderr
     )
     assert "reserved: predicted 2097152, recorded 20971520" in result.stderr
+
+
+PYTHON_PAGE = """
+# Demo
+
+## Versions
+
+Linked to [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on"
+import sys
+print("python", "%d.%d" % sys.version_info[:2])
+```
+
+```python exec="on"
+print("the same on every Python")
+```
+"""
+
+
+def another_python() -> tuple[str, Path, Path] | None:
+    """Environments of this checkout for one torch release: one with the recording Python, one
+    with another supported Python (`make build TORCH=2.15.0 PY=3.13` makes it). Returns that
+    Python's version and both interpreters."""
+    for venv in sorted(REPO.glob(".venv-*-py3.*")):
+        release, version = venv.name.removeprefix(".venv-").rsplit("-py", 1)
+        recording = REPO / f".venv-{release}"
+        ready = all((v / ".installed").is_file() for v in (venv, recording))
+        if ready and version in SUPPORTED_PYTHONS and version != RECORDED_PYTHON:
+            return version, recording / "bin" / "python", venv / "bin" / "python"
+    return None
+
+
+def test_another_pythons_output_is_folded_under_the_block(project):
+    """Built with the recording Python, a page shows what another Python's overlay records."""
+    project.write("docs/demo.md", PYTHON_PAGE)
+    assert project.goldens().returncode == 0
+    release = next((project.root / "recordings").iterdir()).name
+    project.write(f"recordings/{release}/python-3.13/demo/block-1.txt", "python 3.13\n")
+    project.write(f"recordings/{release}/python-3.13/python-version", "3.13.0\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    html = (project.root / "site/demo/index.html").read_text()
+    assert html.count("prints this differently") == 1
+    assert "Python 3.13 prints this differently</summary><pre><code>python 3.13</code></pre>" in html
+
+
+def test_a_build_on_another_python_checks_its_own_overlay(project):
+    """The real path, with a second interpreter: compared with the recording Python's outputs
+    first (and told so), then recorded where it differs, then checked against that."""
+    found = another_python()
+    if found is None:
+        pytest.skip("no environment for another supported Python here (`make build TORCH=2.15.0 PY=3.13` makes one)")
+    version, recording_python, python = found
+    project.write("docs/demo.md", PYTHON_PAGE)
+    assert project.goldens(python=str(recording_python)).returncode == 0
+    shared = project.recordings()
+    first = project.build(python=str(python))
+    assert first.returncode != 0
+    assert f"has no outputs recorded for Python {version}" in first.stderr
+    assert f"+python {version}" in first.stderr and "block-2" not in first.stderr
+    recorded = project.goldens(python=str(python))
+    assert recorded.returncode == 0, recorded.stderr
+    release = next((project.root / "recordings").iterdir()).name
+    overlay = {k: v for k, v in project.recordings().items() if k not in shared}
+    assert overlay == {f"{release}/python-{version}/demo/block-1.txt": f"python {version}\n"}
+    assert project.recordings().items() >= shared.items()  # the shared recordings are untouched
+    assert project.build(python=str(python)).returncode == 0
+    assert project.build(python=str(recording_python)).returncode == 0

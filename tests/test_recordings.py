@@ -128,3 +128,59 @@ def test_a_kill_between_two_renames_is_finished_by_the_next_run(tmp_path: Path):
     recover_stage(home)
     assert (home / "ch/b.txt").read_text() == "new\n"
     assert sorted(p.name for p in (tmp_path / "recordings").iterdir()) == ["torch-2.13.0"]
+
+
+def test_another_python_records_only_what_it_prints_differently(tmp_path: Path):
+    shared = Recordings(tmp_path, "2.15.0")
+    same, differs = block(id_="same"), block(id_="differs")
+    shared.write(same, "gc thresholds: (700, 10, 10)")
+    shared.write(differs, "TypeError: unexpected keyword 'use_cuda'")
+    newer = Recordings(tmp_path, "2.15.0", python="3.13.0")
+    assert not newer.has_overlay  # nothing recorded for 3.13 yet: its builds are checked against the shared files
+    assert newer.write(same, "gc thresholds: (700, 10, 10)") is None
+    written = newer.write(differs, "TypeError: unexpected keyword 'use_cuda'. Did you mean 'use_cpu'?")
+    newer.mark_overlay("3.13.0")
+    assert newer.relative(written) == "recordings/torch-2.15.0/python-3.13/ch/differs.txt"
+    assert newer.has_overlay and shared.pythons() == ["3.13"]
+    assert [newer.relative(newer.path(b)) for b in (same, differs)] == [
+        "recordings/torch-2.15.0/ch/same.txt",
+        "recordings/torch-2.15.0/python-3.13/ch/differs.txt",
+    ]
+    assert newer.read(differs).endswith("Did you mean 'use_cpu'?")
+    assert shared.read(differs) == "TypeError: unexpected keyword 'use_cuda'"
+    # The shared listing (What changed, comparisons between releases) leaves overlays out.
+    assert [p.name for p in shared.all_files()] == ["differs.txt", "same.txt"]
+    assert sorted(newer.page_outputs("ch.md")) == sorted(
+        ["gc thresholds: (700, 10, 10)\n", "TypeError: unexpected keyword 'use_cuda'. Did you mean 'use_cpu'?\n"]
+    )
+    # The page of the recording Python says where 3.13 prints differently, and 3.13's the other way round.
+    assert shared.other_pythons(differs) == {"3.13": newer.read(differs)}
+    assert shared.other_pythons(same) == {}
+    assert newer.other_pythons(differs) == {"3.11": shared.read(differs)}
+
+
+def test_an_overlay_that_repeats_the_shared_recording_is_removed(tmp_path: Path):
+    shared = Recordings(tmp_path, "2.15.0")
+    b = block()
+    shared.write(b, "old message")
+    newer = Recordings(tmp_path, "2.15.0", python="3.13")
+    newer.write(b, "new message")
+    newer.mark_overlay("3.13.0")
+    shared.write(b, "new message")  # the recording Python now prints it too
+    assert newer.write(b, "new message") is None
+    assert newer.path(b) == shared.path(b) and newer.overlay_files() == []
+    assert newer.has_overlay  # still recorded for 3.13: nothing differs
+
+
+def test_overlay_recordings_of_a_removed_block_are_stale(tmp_path: Path):
+    shared = Recordings(tmp_path, "2.15.0")
+    kept, gone = block(id_="kept"), block(id_="gone")
+    newer = Recordings(tmp_path, "2.15.0", python="3.12")
+    for b in (kept, gone):
+        shared.write(b, "3.11")
+        newer.write(b, "3.12")
+    stale = shared.stale([Page("ch.md", (kept,))])
+    assert [shared.relative(p) for p in stale] == [
+        "recordings/torch-2.15.0/ch/gone.txt",
+        "recordings/torch-2.15.0/python-3.12/ch/gone.txt",
+    ]

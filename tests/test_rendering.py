@@ -1,4 +1,7 @@
-from handbook.rendering import MAX_CHARS, MAX_LINES, cut
+from handbook.execution.blocks import Block
+from handbook.execution.pipeline import BlockResult
+from handbook.execution.status import Status
+from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, cut
 
 
 def test_short_output_is_whole():
@@ -34,3 +37,11 @@ def test_cutting_is_linear_on_megabytes(timed):
         print(time.perf_counter() - started)
     """)
     assert seconds < 10
+
+
+def test_other_pythons_with_the_same_output_share_one_note():
+    block = Block("ch.md", 1, "b", "print(1)", "docs/ch.md", 3, 2)
+    renderer = PageRenderer("ch.md", [], other_pythons={1: {"3.11": "old", "3.12": "old", "3.13": "<new>"}})
+    shown = renderer.output_markdown(BlockResult(block, Status.OK, "mine"), "text")
+    assert "Python 3.11 and 3.12 print this differently</summary><pre><code>old</code>" in shown
+    assert "Python 3.13 prints this differently</summary><pre><code>&lt;new&gt;</code>" in shown

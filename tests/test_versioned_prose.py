@@ -22,3 +22,10 @@ def test_keeping_lines_blanks_what_is_left_out():
     for release in ("2.13.0", "2.14.1"):
         kept = render_keeping_lines(PAGE, release).splitlines()
         assert len(kept) == len(PAGE.splitlines()) and kept[-1] == "b"
+
+
+def test_branch_follows_the_python():
+    page = "gc\n<!-- if python >= 3.13 -->\nlater\n<!-- else -->\nsooner\n<!-- end if -->\n"
+    assert render(page, "2.15.0", "3.13.0") == "gc\nlater\n"
+    assert render(page, "2.15.0", "3.12") == "gc\nsooner\n"
+    assert render(page, "2.15.0") == "gc\nsooner\n"  # the Python the recordings are made with

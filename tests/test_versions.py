@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 
-from handbook.environment import minor_version
+import pytest
+import yaml
+
+from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
 from handbook.execution.recordings import recorded_releases
 from handbook.versions import deploy_command
 
@@ -67,3 +71,33 @@ def test_make_versions_deploys_every_supported_release(tree_copy, supported):
         report = json.loads(tree_copy.git("show", f"gh-pages:{minor_version(release)}/execution-report.json"))
         assert report["torch"].startswith(release)
         assert {block["status"] for block in report["blocks"]} <= {"ok", "gpu-missing", "gpu-recorded"}
+
+
+def test_supported_pythons_are_one_list_in_the_makefile_the_project_and_ci():
+    makefile = (REPO / "Makefile").read_text()
+    assert tuple(re.search(r"^PYTHONS := (.+)$", makefile, re.MULTILINE)[1].split()) == SUPPORTED_PYTHONS
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    lowest, highest = SUPPORTED_PYTHONS[0], SUPPORTED_PYTHONS[-1]
+    assert project["requires-python"] == f">={lowest},<3.{int(highest.split('.')[1]) + 1}"
+    workflow = yaml.safe_load((REPO / ".github/workflows/docs.yml").read_text())
+    assert tuple(workflow["jobs"]["pythons"]["strategy"]["matrix"]["python"]) == SUPPORTED_PYTHONS
+    # Every published edition is built with the Python its outputs are recorded with.
+    for job in ("test", "deploy"):
+        versions = {
+            s["with"]["python-version"] for s in workflow["jobs"][job]["steps"] if "setup-python" in s.get("uses", "")
+        }
+        assert versions == {RECORDED_PYTHON}, job
+
+
+@pytest.mark.parametrize("python", ["3.99", "2.7"])
+def test_a_missing_or_unsupported_python_fails_before_anything_is_installed(python):
+    venv = REPO / f".venv-2.13.0-py{python}"
+    result = subprocess.run(["make", "-C", str(REPO), "build", f"PY={python}"], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert f"python{python}" in result.stderr and "3.11 3.12 3.13" in result.stderr, result.stderr
+    assert not venv.exists()
+
+
+def test_the_python_matrix_builds_the_latest_torch(supported):
+    workflow = yaml.safe_load((REPO / ".github/workflows/docs.yml").read_text())
+    assert workflow["jobs"]["pythons"]["env"]["TORCH"] == supported[-1]

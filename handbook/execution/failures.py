@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from handbook.environment import RECORDED_PYTHON
 from handbook.execution.pipeline import BlockResult, SiteRun
 from handbook.execution.status import Status
 
@@ -43,6 +44,13 @@ def failure_report(site: SiteRun) -> str:
             f"torch {release} has no recordings yet; its outputs were compared with the nearest recorded release, "
             f"torch {site.compared_with}: {len(shown)} of {len(site.all_results())} blocks differ. "
             f"Review the differences below, then record them with `make goldens TORCH={release}`."
+        )
+    env = site.environment
+    if not site.python_recorded and any(f.status == Status.DRIFT for f in shown):
+        header += (
+            f"\n(torch {env.release} has no outputs recorded for Python {env.python_minor}; they were compared with "
+            f"Python {RECORDED_PYTHON}'s. Where this Python prints differently, review and record it with "
+            f"`make goldens TORCH={env.release} PY={env.python_minor}`.)"
         )
     return header + "\n\n" + "\n\n".join(parts)
 

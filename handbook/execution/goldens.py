@@ -3,6 +3,9 @@
 Blocks run as in the build (cache included). If any block fails to run, no
 recording is written or removed. Otherwise every executed block's output is
 recorded, recordings without a block are removed, and the changed files are listed.
+On a Python other than the one the recordings are made with, only its overlay
+changes: an output recorded where it differs from the shared one, removed where
+it no longer does.
 The release's recordings are changed on a copy swapped in whole: killed at any
 moment, this leaves them as they were or fully updated.
 """
@@ -13,9 +16,11 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from handbook.environment import RECORDED_PYTHON
 from handbook.execution.failures import failure_report
 from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings, staged
+from handbook.execution.status import Status
 
 
 def record(
@@ -36,28 +41,41 @@ def record(
         print(failure_report(site), file=sys.stderr)
         print("\nno recording was changed: fix the failing blocks first", file=sys.stderr)
         return 1
-    recordings = Recordings(root, site.environment.release)
+    env = site.environment
+    recordings = Recordings(root, env.release, python=env.python)
+    if recordings.overlay is not None:
+        unrecorded = [r for r in site.all_results() if r.status == Status.UNRECORDED]
+        if unrecorded or site.compared_with:
+            print(failure_report(site), file=sys.stderr)
+            print(
+                f"\nno recording was changed: Python {env.python_minor} records only where it differs from Python "
+                f"{RECORDED_PYTHON}, which has not recorded these blocks; run `make goldens TORCH={env.release}` "
+                f"with Python {RECORDED_PYTHON} first",
+                file=sys.stderr,
+            )
+            return 1
     changed = []
     with staged(recordings) as stage:
         for result in site.all_results():
             if not result.status.recordable or (gpu_only and result.block.device != "cuda"):
                 continue
             provenance = None
-            if result.block.device == "cuda" and site.environment.has_cuda:
-                provenance = {
-                    "device": site.environment.gpu_name,
-                    "torch": site.environment.torch,
-                    "recorded": date.today().isoformat(),
-                }
-            if not result.status.passes:  # drift or unrecorded: a change
-                changed.append(recordings.relative(recordings.path(result.block)))
-            stage.write(result.block, result.output, provenance)
+            if result.block.device == "cuda" and env.has_cuda:
+                provenance = {"device": env.gpu_name, "torch": env.torch, "recorded": date.today().isoformat()}
+            before = stage.path(result.block)
+            written = stage.write(result.block, result.output, provenance)
+            if not result.status.passes or not before.exists():  # drift, unrecorded, or an overlay now redundant
+                changed.append(stage.relative(written) if written else f"{stage.relative(before)} (removed)")
         for path in [] if gpu_only or not site.stale else stage.stale(site.pages):
             stage.remove(path)
             changed.append(f"{stage.relative(path)} (removed)")
         if anchors is not None and not gpu_only:
             stage.write_anchors(anchors)
-    print(f"torch {site.environment.torch}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
+        stage.mark_overlay(env.python)
+    python = f", Python {env.python_minor}" + (
+        f" (recorded where it differs from Python {RECORDED_PYTHON})" if recordings.overlay else ""
+    )
+    print(f"torch {env.torch}{python}: {len(site.all_results())} blocks, {len(changed)} recording(s) changed")
     for path in changed:
         print(f"  {path}")
     return 0

@@ -70,6 +70,7 @@ class SiteRun:
     compared_with: str | None = None  # a release without recordings is checked against its nearest
     executed_pages: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    python_recorded: bool = True  # this Python's outputs were recorded (or it is the recording Python)
 
     def page(self, path: str) -> Page:
         return next(page for page in self.pages if page.path == path)
@@ -109,7 +110,7 @@ def _job(page: Page, cuda: bool) -> PageJob:
 def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
     """Render-only: show the recordings, run nothing (`HANDBOOK_EXECUTE=0`, for previews and `make bench`)."""
     env = Environment.of(installed_torch())
-    recordings = Recordings(root, env.release)
+    recordings = Recordings(root, env.release, python=env.python)
     site = SiteRun(env, pages)
     for page in pages:
         site.results[page.path] = [
@@ -157,11 +158,11 @@ def run_site(
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
     release = env.release
-    recordings = Recordings(root, release)
-    site = SiteRun(env, pages, executed_pages=[job.page for job in to_run])
+    recordings = Recordings(root, release, python=env.python)
+    site = SiteRun(env, pages, executed_pages=[job.page for job in to_run], python_recorded=recordings.has_overlay)
     if not recordings.exists and nearest_release(root, release):
         site.compared_with = nearest_release(root, release)
-        recordings = Recordings(root, site.compared_with)
+        recordings = Recordings(root, site.compared_with, python=env.python)
     for page in selected:
         site.results[page.path] = [
             check(block, run, recordings, cuda) for block, run in zip(page.blocks, runs[page.path], strict=True)

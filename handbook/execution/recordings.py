@@ -4,6 +4,11 @@
 A GPU-only block's recording, `<block id>.cuda.txt`, starts with its provenance
 (device, torch, date) above a separator line.
 
+Outputs are recorded with one Python (`RECORDED_PYTHON`). Where another supported Python
+prints differently, its output is recorded in that Python's overlay,
+`recordings/torch-<release>/python-<minor>/<page>/<block id>.txt`, which its builds read
+before the shared file; an output that is the same stays recorded once.
+
 A release's recordings change as a whole (see `staged`): a re-recording killed at
 any moment leaves them as they were or fully updated.
 """
@@ -21,11 +26,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handbook.environment import version_key
+from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, python_minor, version_key
 from handbook.execution.blocks import Block, Page
 
 PROVENANCE_END = "--- output ---"
 ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
+OVERLAY_PREFIX = "python-"  # python-3.13/: what Python 3.13 prints differently
+OVERLAY_MARK = "python-version"  # in an overlay: the Python it was recorded with, e.g. 3.13.0
 
 
 def recorded_releases(root: Path) -> list[str]:
@@ -129,19 +136,51 @@ def unified_diff(recorded: str, printed: str, name: str) -> str:
 
 
 class Recordings:
-    def __init__(self, root: Path, release: str, directory: Path | None = None):
+    """One release's recordings as a build on one Python reads them: the shared files, and
+    that Python's overlay where it prints differently."""
+
+    def __init__(self, root: Path, release: str, directory: Path | None = None, python: str = RECORDED_PYTHON):
         self.root = root
         self.release = release
         self.home = root / "recordings" / f"torch-{release}"
         self.directory = directory or self.home  # where files are read and written: home, or a stage of it
+        self.python = python_minor(python)
 
     def relative(self, path: Path) -> str:
         """Repository-relative, where the file is (or will be, once its stage is swapped in)."""
         return (self.home / path.relative_to(self.directory)).relative_to(self.root).as_posix()
 
-    def path(self, block: Block) -> Path:
+    @property
+    def overlay(self) -> Path | None:
+        """This Python's overlay directory; None for the Python the shared files are recorded with."""
+        return None if self.python == RECORDED_PYTHON else self.directory / f"{OVERLAY_PREFIX}{self.python}"
+
+    @property
+    def has_overlay(self) -> bool:
+        """This Python's outputs were recorded (or need none: it is the recording Python)."""
+        return self.overlay is None or self.overlay.is_dir()
+
+    def pythons(self) -> list[str]:
+        """The Pythons with an overlay for this release."""
+        if not self.directory.is_dir():
+            return []
+        found = [p.name.removeprefix(OVERLAY_PREFIX) for p in self.directory.glob(f"{OVERLAY_PREFIX}*") if p.is_dir()]
+        return sorted(found, key=version_key)
+
+    def with_python(self, python: str) -> Recordings:
+        return Recordings(self.root, self.release, self.directory, python)
+
+    def shared_path(self, block: Block) -> Path:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
         return self.directory / block.page.removesuffix(".md") / f"{block.id}{suffix}"
+
+    def path(self, block: Block) -> Path:
+        """The recording a build on this Python checks: its overlay's, where there is one."""
+        shared = self.shared_path(block)
+        if self.overlay is None:
+            return shared
+        own = self.overlay / shared.relative_to(self.directory)
+        return own if own.is_file() else shared
 
     def read(self, block: Block) -> str | None:
         path = self.path(block)
@@ -160,7 +199,7 @@ class Recordings:
         return GpuRecording(fields.get("device", "?"), fields.get("torch", "?"), fields.get("recorded", "?"), output)
 
     def outputs(self) -> dict[tuple[str, str], str]:
-        """Every recorded output by (page, file name), e.g. ("setup.md", "version-version.txt")."""
+        """Every shared recorded output by (page, file name), e.g. ("setup.md", "version-version.txt")."""
         return {
             (path.parent.relative_to(self.directory).as_posix() + ".md", path.name): path.read_text(encoding="utf-8")
             for path in self.all_files()
@@ -171,11 +210,12 @@ class Recordings:
         return self.directory.is_dir()
 
     def page_outputs(self, page: str) -> list[str]:
-        """Every output recorded for one page (CPU and GPU blocks alike)."""
+        """Every output recorded for one page (CPU and GPU blocks alike), as this Python prints them."""
         directory = self.directory / page.removesuffix(".md")
-        if not directory.is_dir():
-            return []
-        return [path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.txt"))]
+        files = {path.name: path for path in directory.glob("*.txt")} if directory.is_dir() else {}
+        if self.overlay is not None:
+            files.update({path.name: path for path in (self.overlay / page.removesuffix(".md")).glob("*.txt")})
+        return [files[name].read_text(encoding="utf-8") for name in sorted(files)]
 
     def anchors(self) -> dict[str, str]:
         """Source link target -> its recorded lines (`first-last`, or `file` for a path-only link)."""
@@ -191,24 +231,68 @@ class Recordings:
         )
 
     def all_files(self) -> list[Path]:
+        """The shared recordings (overlays left out)."""
         if not self.directory.is_dir():
             return []
-        return sorted(self.directory.rglob("*.txt"))
+        return sorted(
+            path
+            for path in self.directory.rglob("*.txt")
+            if not path.relative_to(self.directory).parts[0].startswith(OVERLAY_PREFIX)
+        )
+
+    def overlay_files(self) -> list[Path]:
+        """Every Python's overlay recordings."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(path for overlay in self.directory.glob(f"{OVERLAY_PREFIX}*") for path in overlay.rglob("*.txt"))
 
     def stale(self, pages: list[Page]) -> list[Path]:
-        """Recordings whose block is gone from its page."""
-        wanted = {self.path(block) for page in pages for block in page.blocks}
-        return [path for path in self.all_files() if path not in wanted]
+        """Recordings, shared or of any Python, whose block is gone from its page."""
+        wanted = {self.shared_path(block).relative_to(self.directory) for page in pages for block in page.blocks}
+        stale = [path for path in self.all_files() if path.relative_to(self.directory) not in wanted]
+        for path in self.overlay_files():
+            if Path(*path.relative_to(self.directory).parts[1:]) not in wanted:
+                stale.append(path)
+        return stale
 
-    def write(self, block: Block, output: str, provenance: dict[str, str] | None = None) -> None:
-        path = self.path(block)
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def write(self, block: Block, output: str, provenance: dict[str, str] | None = None) -> Path | None:
+        """Record an output: in the shared file, or on another Python in its overlay where it
+        differs from the shared one (an overlay that would repeat the shared file is removed).
+        Returns the file written; None where the shared recording holds it."""
         text = output
         if provenance is not None:
             head = "".join(f"{key}: {provenance[key]}\n" for key in ("device", "torch", "recorded"))
             text = f"{head}{PROVENANCE_END}\n{output}"
+        path = shared = self.shared_path(block)
+        if self.overlay is not None:
+            path = self.overlay / shared.relative_to(self.directory)
+            if shared.is_file() and shared.read_text(encoding="utf-8") == text + "\n":
+                if path.is_file():
+                    self.remove(path)
+                return None
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
         _fault_point("writing")
+        return path
+
+    def other_pythons(self, block: Block) -> dict[str, str]:
+        """What each other supported Python with recordings prints for `block`, where it differs from this one."""
+        own = self.read(block)
+        others = {}
+        for python in SUPPORTED_PYTHONS:
+            other = self.with_python(python)
+            if other.python == self.python or not other.has_overlay:
+                continue
+            output = other.read(block)
+            if output is not None and output != own:
+                others[python] = output
+        return others
+
+    def mark_overlay(self, python_version: str) -> None:
+        """Say that this Python's outputs were recorded, and with which patch release, even where none differs."""
+        if self.overlay is not None:
+            self.overlay.mkdir(parents=True, exist_ok=True)
+            (self.overlay / OVERLAY_MARK).write_text(python_version + "\n", encoding="utf-8")
 
     def remove(self, path: Path) -> None:
         path.unlink()
@@ -267,7 +351,7 @@ def staged(recordings: Recordings) -> Iterator[Recordings]:
     else:
         new.mkdir(parents=True)
     try:
-        yield Recordings(recordings.root, recordings.release, new)
+        yield Recordings(recordings.root, recordings.release, new, recordings.python)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise

@@ -1,11 +1,12 @@
 """The prose guard: a number typed in prose that another release prints and this one does not.
 
 Prose is shared by every edition; a value a block prints belongs in a quote
-(`handbook.prose.quotes`) or in versioned prose. For each supported release, every number
-in a page's prose as that edition shows it (versioned prose applied, quotes and
-fences left out) is looked up in the page's recordings: a number that the page's
-blocks print under another release but not under this one is almost certainly a
-value typed by hand from that other release. Reads recordings only: no execution.
+(`handbook.prose.quotes`) or in versioned prose. For each supported release (and each
+Python recorded apart for it), every number in a page's prose as that edition shows it
+(versioned prose applied, quotes and fences left out) is looked up in the page's
+recordings: a number that the page's blocks print under another release but not
+under this one is almost certainly a value typed by hand from that other release.
+Reads recordings only: no execution.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from pathlib import Path
 
 from handbook import versioned_prose
+from handbook.environment import RECORDED_PYTHON
 from handbook.execution.recordings import Recordings
 from handbook.fences import prose_lines
 from handbook.prose.quotes import QUOTE
@@ -45,21 +47,33 @@ def prose_numbers(markdown: str) -> list[tuple[int, str]]:
 
 
 def contradictions(root: Path, page: str, markdown: str, releases: list[str]) -> list[str]:
-    """One message per number in `page`'s prose that contradicts an edition's own outputs."""
-    printed = {release: printed_numbers(Recordings(root, release), page) for release in releases}
+    """One message per number in `page`'s prose that contradicts an edition's own outputs.
+
+    An edition is a release as one Python prints it: the recording Python's, and each
+    Python with an overlay for that release."""
+    editions = [
+        Recordings(root, release, python=python)
+        for release in releases
+        for python in [RECORDED_PYTHON, *Recordings(root, release).pythons()]
+    ]
+    printed = {(e.release, e.python): printed_numbers(e, page) for e in editions}
     problems = []
-    for release in releases:
+    for edition in editions:
+        own = (edition.release, edition.python)
         # Versioned prose keeps its line count for no release, so lines are counted in the source.
-        shown = versioned_prose.render_keeping_lines(markdown, release)
+        shown = versioned_prose.render_keeping_lines(markdown, edition.release, edition.python)
         for line, value in prose_numbers(shown):
-            if value in printed[release]:
+            if value in printed[own]:
                 continue
-            others = [other for other in releases if other != release and value in printed[other]]
+            others = [_name(*other) for other in printed if other != own and value in printed[other]]
             if others:
                 problems.append(
-                    f"docs/{page}:{line}: the prose says {value}, which this page prints with torch "
-                    f"{', '.join(others)} "
-                    f"but not with torch {release}; quote it from the output (<!-- out BLOCK /PATTERN/ -->) or "
-                    "version the sentence"
+                    f"docs/{page}:{line}: the prose says {value}, which this page prints with "
+                    f"{', '.join(others)} but not with {_name(*own)}; quote it from the output "
+                    "(<!-- out BLOCK /PATTERN/ -->) or version the sentence"
                 )
     return problems
+
+
+def _name(release: str, python: str) -> str:
+    return f"torch {release}" + ("" if python == RECORDED_PYTHON else f" on Python {python}")
