@@ -105,7 +105,7 @@ class PageRenderer:
         by_output: dict[str, list[str]] = {}
         for python, output in self.other_pythons.get(result.block.index, {}).items():
             by_output.setdefault(output, []).append(python)
-        parts += [_other_python_note(pythons, output) for output, pythons in by_output.items()]
+        parts += [other_python_note(pythons, output) for output, pythons in by_output.items()]
         if result.block.index in self.changed:
             version, url = self.changed[result.block.index]
             parts.append(
@@ -114,7 +114,7 @@ class PageRenderer:
         return "\n\n".join(parts)
 
 
-def _other_python_note(pythons: list[str], output: str) -> str:
+def other_python_note(pythons: list[str], output: str) -> str:
     """An output other supported Pythons print instead (recorded for them), folded under the block's own."""
     text, left_out = cut(output)
     more = f"<p>({html.escape(left_out)})</p>" if left_out else ""

@@ -6,12 +6,14 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from handbook.environment import RECORDED_PYTHON
 from handbook.execution.pipeline import SiteRun
 
 
 def report_data(site: SiteRun) -> dict:
     return {
         **site.environment.as_dict(),
+        "recordings_python": RECORDED_PYTHON,  # where this Python prints differently, a block names its own
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": round(site.seconds, 3),
         "blocks": [
@@ -20,6 +22,7 @@ def report_data(site: SiteRun) -> dict:
                 "id": r.block.id,
                 "source": r.block.origin,
                 "status": r.status.value,
+                "recording": r.recording,
                 "seconds": round(r.seconds, 4),
                 **({"gpu": {"device": r.gpu.device, "torch": r.gpu.torch, "recorded": r.gpu.date}} if r.gpu else {}),
             }
