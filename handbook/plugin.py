@@ -105,9 +105,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         except (BlockError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
+        cached = sum(1 for page in self.site.pages if page.blocks) - len(executed)
         log.info(
             f"executed {len(executed)} page(s) in {self.site.seconds:.1f} "
-            f"s{': ' + ', '.join(executed) if executed else ''}; the others came from the cache"
+            f"s{': ' + ', '.join(executed) if executed else ''}; {cached or 'none'} came from the cache"
         )
         for line in killed_processes(self.site):
             log.info(line)

@@ -56,12 +56,18 @@ for line in source.splitlines():
 from torch.utils import benchmark
 
 
-def median_seconds(fn, *args):
-    """Median time of fn(*args) over blocks of calls, in CPU seconds of this thread."""
-    timer = benchmark.Timer(stmt="fn(*args)", globals={"fn": fn, "args": args}, num_threads=1,
-                            timer=time.thread_time)  # CPU time: blind to other processes on the machine
+def median_seconds(eager, compiled, *args, repeats=7):
+    """Median times of eager(*args) and compiled(*args), in CPU seconds of this thread, measured
+    in alternation: whatever else loads the machine meanwhile hits both alike."""
+    timers = [benchmark.Timer(stmt="fn(*args)", globals={"fn": fn, "args": args}, num_threads=1,
+                              timer=time.thread_time)  # CPU time: blind to other processes on the machine
+              for fn in (eager, compiled)]
+    times = ([], [])
     with torch.inference_mode():
-        return timer.blocked_autorange(min_run_time=0.1).median
+        for _ in range(repeats):
+            for timer, measured in zip(timers, times):
+                measured.append(timer.blocked_autorange(min_run_time=0.05).median)
+    return [sorted(measured)[repeats // 2] for measured in times]
 
 
 def verdict(eager_seconds, compiled_seconds):
@@ -74,7 +80,7 @@ def verdict(eager_seconds, compiled_seconds):
     return "within 2x of eager"
 
 
-print("MLP 256-512-256, batch 32:", verdict(median_seconds(model, batch), median_seconds(compiled_model, batch)))
+print("MLP 256-512-256, batch 32:", verdict(*median_seconds(model, compiled_model, batch)))
 # --8<-- [end:timer]
 
 # --8<-- [start:chain]
@@ -90,5 +96,5 @@ compiled_chain = torch.compile(pointwise_chain)
 with torch.inference_mode():
     _, (chain_source,) = run_and_get_code(compiled_chain, wide)  # the warm-up call
 print("generated kernels:", re.findall(r"^(cpp_fused\w+) = async_compile", chain_source, re.M))
-print("pointwise chain, 64 x 4096:", verdict(median_seconds(pointwise_chain, wide), median_seconds(compiled_chain, wide)))
+print("pointwise chain, 64 x 4096:", verdict(*median_seconds(pointwise_chain, compiled_chain, wide)))
 # --8<-- [end:chain]
