@@ -49,6 +49,7 @@ class AllocatorModel:
 
     def __init__(self):
         self.segments = []   # {"small": bool, "blocks": [[size, requested bytes or None, site]]}
+        self.actions = []    # what a memory history would record, in its trace's names
 
     def malloc(self, nbytes, site=None):
         size = block_bytes(nbytes)
@@ -60,6 +61,8 @@ class AllocatorModel:
         else:                                        # none: a new segment from the driver
             self.segments.append({"small": small, "blocks": [[segment_bytes(size), None, None]]})
             s, i = len(self.segments) - 1, 0
+            self.actions.append("segment_alloc")
+        self.actions.append("alloc")
         blocks = self.segments[s]["blocks"]
         rest = blocks[i][0] - size
         if rest >= rules["kMinBlockSize"] if small else rest > rules["kSmallSize"]:
@@ -70,6 +73,7 @@ class AllocatorModel:
 
     def free(self, block):
         block[1:] = [None, None]
+        self.actions += ["free_requested", "free_completed"]  # one stream: completed at once
         for seg in self.segments:                    # a free block merges with free neighbours
             merged = []
             for blk in seg["blocks"]:
@@ -80,7 +84,9 @@ class AllocatorModel:
             seg["blocks"] = merged
 
     def empty_cache(self):                           # only segments with no block in use go
-        self.segments = [seg for seg in self.segments if any(b[1] is not None for b in seg["blocks"])]
+        kept = [seg for seg in self.segments if any(b[1] is not None for b in seg["blocks"])]
+        self.actions += ["segment_free"] * (len(self.segments) - len(kept))
+        self.segments = kept
 
     def show(self, label):
         blocks = [blk for seg in self.segments for blk in seg["blocks"]]
@@ -134,8 +140,9 @@ for seg in sorted(model.segments, key=lambda seg: "small" if seg["small"] else "
     live = [(blk[0], blk[2] == "make_cache") for blk in seg["blocks"] if blk[1] is not None]
     total = sum(blk[0] for blk in seg["blocks"])
     print(f"{'small' if seg['small'] else 'large'} segment: {total:,} bytes, live blocks {live}")
-# a new segment, an allocation, and a free in two steps (requested, then completed)
-print("actions recorded:", sorted({"segment_alloc", "alloc", "free_requested", "free_completed"}))
+documented = re.findall(r'^\s+"(\w+)",?\s+#', torch.cuda.memory._snapshot.__doc__, re.MULTILINE)
+assert set(model.actions) <= set(documented), "every name is one the snapshot's trace documents"
+print("actions recorded:", sorted(set(model.actions)))
 # --8<-- [end:predict_snapshot]
 
 # --8<-- [start:snapshot_api]
