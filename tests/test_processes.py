@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import psutil
 import pytest
@@ -104,11 +105,21 @@ def test_end_descendants_kills_a_tree_and_names_each_process():
     duration = f"{random.randint(10_000, 99_999)}.5"
     shell = subprocess.Popen(["sh", "-c", f"sleep {duration} & sleep {duration} & wait"])
     try:
-        while len(descendants(shell.pid)) < 2:
-            pass
+        # Both children forked and exec'd: a child caught between fork and exec is still
+        # named `sh -c ...`, and would be killed (and named) as such.
+        deadline = time.monotonic() + 30
+        while sum(_command(p).startswith("sleep") for p in descendants(shell.pid)) < 2:
+            assert time.monotonic() < deadline, "the shell never started its two sleeps"
         killed = end_descendants(shell.pid)
         assert sorted(k.command for k in killed) == [f"sleep {duration}"] * 2
         assert running(duration) == []
     finally:
         shell.kill()
         shell.wait()
+
+
+def _command(process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
