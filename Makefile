@@ -28,8 +28,7 @@ export NO_MKDOCS_2_WARNING := 1
 # PIP_CONSTRAINT=/dev/null: a machine's pip configuration may cap torch at the releases it keeps
 # on disk; every requirement here is pinned, so the environment lifts that cap for itself.
 $(INSTALLED): requirements.lock pyproject.toml
-	@sh tools/interpreter.sh "$(PY)" "$(PYTHONS)" > /dev/null
-	$$(sh tools/interpreter.sh "$(PY)" "$(PYTHONS)") -m venv $(VENV)
+	interpreter=$$(sh tools/interpreter.sh "$(PY)" "$(PYTHONS)") && $$interpreter -m venv $(VENV)
 	sed 's/^torch==.*/torch==$(TORCH)/' requirements.lock > $(VENV)/requirements.txt
 	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .

@@ -252,11 +252,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             show_failures=self.serving,
             changed=changed,
             colab_url=colab,
-            other_pythons={
-                r.block.index: others
-                for r in results
-                if r.block.device != "cuda" and (others := recordings.other_pythons(r.block))
-            },
+            other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
         )
         if page.file.generated_by:
             return markdown

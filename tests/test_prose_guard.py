@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.prose.guard import contradictions, numbers
@@ -47,28 +45,19 @@ def test_the_handbook_passes_and_an_injected_number_fails_naming_page_and_line()
     assert {p.rsplit("but not with torch ", 1)[1].split(";")[0] for p in problems} == editions
 
 
-def test_a_number_only_another_python_prints_fails_for_the_recording_python():
+def test_a_number_only_another_python_prints_fails_for_the_recording_python(tmp_path):
     """Python 3.13's collector threshold, typed into prose that every Python's edition shows."""
-    newest = recorded_releases(REPO)[-1]
-    if "3.13" not in Recordings(REPO, newest).pythons():
-        pytest.skip(f"torch {newest} has no outputs recorded for Python 3.13")
-    markdown = (REPO / "docs/memory.md").read_text()
-    injected = markdown.replace(
-        "## The real cost of a cycle: memory waits for the collector\n",
-        "## The real cost of a cycle: memory waits for the collector\n\nThe threshold is 2000.\n",
-        1,
-    )
-    line = injected.splitlines().index("The threshold is 2000.") + 1
-    problems = contradictions(REPO, "memory.md", injected, recorded_releases(REPO))
-    expected = (
-        f"docs/memory.md:{line}: the prose says 2000, which this page prints with torch {newest} on Python 3.13 "
-        f"but not with torch {newest};"
-    )
-    assert any(problem.startswith(expected) for problem in problems), problems
-    versioned = injected.replace(
-        "The threshold is 2000.\n", "<!-- if python >= 3.13 -->\nThe threshold is 2000.\n<!-- end if -->\n"
-    )
-    assert contradictions(REPO, "memory.md", versioned, recorded_releases(REPO)) == []
+    (tmp_path / "recordings/torch-2.15.0/memory").mkdir(parents=True)
+    (tmp_path / "recordings/torch-2.15.0/memory/gc.txt").write_text("thresholds: (700, 10, 10)\n")
+    (tmp_path / "recordings/torch-2.15.0/python-3.13/memory").mkdir(parents=True)
+    (tmp_path / "recordings/torch-2.15.0/python-3.13/memory/gc.txt").write_text("thresholds: (2000, 10, 10)\n")
+    markdown = "# Memory\n\nThe threshold is 2000.\n"
+    assert contradictions(tmp_path, "memory.md", markdown, ["2.15.0"]) == [
+        "docs/memory.md:3: the prose says 2000, which this page prints with torch 2.15.0 on Python 3.13 "
+        "but not with torch 2.15.0; quote it from the output (<!-- out BLOCK /PATTERN/ -->) or version the sentence"
+    ]
+    versioned = "# Memory\n\n<!-- if python >= 3.13 -->\nThe threshold is 2000.\n<!-- end if -->\n"
+    assert contradictions(tmp_path, "memory.md", versioned, ["2.15.0"]) == []
 
 
 def test_versioned_prose_and_quotes_are_not_flagged():

@@ -174,13 +174,16 @@ class Recordings:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
         return self.directory / block.page.removesuffix(".md") / f"{block.id}{suffix}"
 
+    def overlay_path(self, block: Block) -> Path | None:
+        """Where this Python's own recording of `block` is, or would be; None for the recording Python."""
+        if self.overlay is None:
+            return None
+        return self.overlay / self.shared_path(block).relative_to(self.directory)
+
     def path(self, block: Block) -> Path:
         """The recording a build on this Python checks: its overlay's, where there is one."""
-        shared = self.shared_path(block)
-        if self.overlay is None:
-            return shared
-        own = self.overlay / shared.relative_to(self.directory)
-        return own if own.is_file() else shared
+        own = self.overlay_path(block)
+        return own if own is not None and own.is_file() else self.shared_path(block)
 
     def read(self, block: Block) -> str | None:
         path = self.path(block)
@@ -263,9 +266,9 @@ class Recordings:
         if provenance is not None:
             head = "".join(f"{key}: {provenance[key]}\n" for key in ("device", "torch", "recorded"))
             text = f"{head}{PROVENANCE_END}\n{output}"
-        path = shared = self.shared_path(block)
-        if self.overlay is not None:
-            path = self.overlay / shared.relative_to(self.directory)
+        shared = self.shared_path(block)
+        path = self.overlay_path(block) or shared
+        if path != shared:
             if shared.is_file() and shared.read_text(encoding="utf-8") == text + "\n":
                 if path.is_file():
                     self.remove(path)
@@ -276,7 +279,10 @@ class Recordings:
         return path
 
     def other_pythons(self, block: Block) -> dict[str, str]:
-        """What each other supported Python with recordings prints for `block`, where it differs from this one."""
+        """What each other supported Python with recordings prints for `block`, where it differs from this one.
+        GPU-only blocks are left out: their recordings carry the date and device they were made on."""
+        if block.device == "cuda":
+            return {}
         own = self.read(block)
         others = {}
         for python in SUPPORTED_PYTHONS:

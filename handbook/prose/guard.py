@@ -51,11 +51,8 @@ def contradictions(root: Path, page: str, markdown: str, releases: list[str]) ->
 
     An edition is a release as one Python prints it: the recording Python's, and each
     Python with an overlay for that release."""
-    editions = [
-        Recordings(root, release, python=python)
-        for release in releases
-        for python in [RECORDED_PYTHON, *Recordings(root, release).pythons()]
-    ]
+    shared = [Recordings(root, release) for release in releases]
+    editions = [base.with_python(python) for base in shared for python in [RECORDED_PYTHON, *base.pythons()]]
     printed = {(e.release, e.python): printed_numbers(e, page) for e in editions}
     problems = []
     for edition in editions:
