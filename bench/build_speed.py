@@ -14,7 +14,8 @@ sampled every 50 ms, as the sum of their proportional set sizes (PSS: a page of
 memory that n processes share counts 1/n in each, so the sum is what the tree holds;
 every page process shares the ~150 MB of torch it inherited from the fork server).
 The sum of resident set sizes, which counts such a page once per process, is
-printed beside it.
+printed beside it. Each phase's peak is printed beside its time (in phase 5, each page's
+peak alone), and the overall peak with its phase and the largest processes at that moment.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ class PeakMemory(threading.Thread):
         self.peak_pss = 0
         self.peak_rss = 0
         self.running = True
+        self.phase = ""  # what the build is doing; set by main as it goes
+        # Where the peak was: the phase, and the largest processes then as (PSS, command).
+        self.peak_phase = ""
+        self.phase_peaks: dict[str, int] = {}  # phase -> the largest PSS sum seen during it
+        self.peak_holders: list[tuple[int, str]] = []
 
     @staticmethod
     def tree(root: int) -> list[int]:
@@ -66,10 +72,24 @@ class PeakMemory(threading.Thread):
         except (OSError, KeyError, ValueError, IndexError):
             return 0, 0
 
+    @staticmethod
+    def command(pid: int) -> str:
+        try:
+            words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return "?"
+        return " ".join(" ".join(word.decode(errors="replace") for word in words[:3]).split())[:80]
+
     def run(self) -> None:
         while self.running:
-            sizes = [self.memory(pid) for pid in self.tree(os.getpid())]
-            self.peak_pss = max(self.peak_pss, sum(pss for pss, _ in sizes))
+            pids = self.tree(os.getpid())
+            sizes = [self.memory(pid) for pid in pids]
+            pss = sum(pss for pss, _ in sizes)
+            self.phase_peaks[self.phase] = max(self.phase_peaks.get(self.phase, 0), pss)
+            if pss > self.peak_pss:
+                self.peak_pss, self.peak_phase = pss, self.phase
+                largest = sorted(zip(sizes, pids, strict=True), reverse=True)[:6]
+                self.peak_holders = [(size, self.command(pid)) for (size, _), pid in largest]
             self.peak_rss = max(self.peak_rss, sum(rss for _, rss in sizes))
             time.sleep(0.05)
 
@@ -98,7 +118,7 @@ def edit_one_block(root: Path, page: str) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def serial_page_seconds(root: Path) -> dict[str, float]:
+def serial_page_seconds(root: Path, memory: PeakMemory) -> dict[str, float]:
     from handbook.execution.blocks import scan_docs
     from handbook.execution.pipeline import _job, page_environment, prepare_page_processes
     from handbook.execution.runner import run_pages
@@ -110,6 +130,7 @@ def serial_page_seconds(root: Path) -> dict[str, float]:
     for page in scan_docs(root):
         if not page.blocks:
             continue
+        memory.phase = f"serial execution of {page.path}"
         started = time.perf_counter()
         runs = run_pages([_job(page, cuda)], root, workers=1)[page.path]
         seconds[page.path] = time.perf_counter() - started
@@ -141,32 +162,40 @@ def main() -> int:
     memory.start()
 
     os.environ["HANDBOOK_EXECUTE"] = "0"
+    memory.phase = "render-only build"
     render = build(root)
     os.environ["HANDBOOK_EXECUTE"] = "1"
+    memory.phase = "clean build"
     clean = build(root)
+    memory.phase = "no-change rebuild"
     nochange = build(root)
     edit_one_block(root, args.page)
+    memory.phase = f"rebuild after editing {args.page}"
     edited = build(root)
     shutil.rmtree(caches, ignore_errors=True)
-    pages = serial_page_seconds(root)
+    pages = serial_page_seconds(root, memory)
     memory.running = False
     memory.join()
 
     serial = sum(pages.values())
-    rows = [
-        ("render-only build (no execution)", render),
-        ("serial execution, sum over pages", serial),
-        ("clean build (empty caches)", clean),
-        ("no-change rebuild", nochange),
-        (f"rebuild after editing {args.page}", edited),
-        (f"  {args.page} own execution", pages[args.page]),
+
+    def peak(phase: str | None) -> str:
+        return f"{memory.phase_peaks[phase] / 2**20:.0f}" if phase in memory.phase_peaks else ""
+
+    rows = [  # (measurement, seconds, the phase whose peak memory it shows)
+        ("render-only build (no execution)", render, "render-only build"),
+        ("serial execution, sum over pages", serial, None),
+        ("clean build (empty caches)", clean, "clean build"),
+        ("no-change rebuild", nochange, "no-change rebuild"),
+        (f"rebuild after editing {args.page}", edited, f"rebuild after editing {args.page}"),
+        (f"  {args.page} own execution", pages[args.page], None),
     ]
-    print(f"{'measurement':<44}{'seconds':>10}")
-    for name, value in rows:
-        print(f"{name:<44}{value:>10.2f}")
+    print(f"{'measurement':<44}{'seconds':>10}{'peak MiB':>10}")
+    for name, value, phase in rows:
+        print(f"{name:<44}{value:>10.2f}{peak(phase):>10}")
     print("\nper page, serial execution:")
     for page, value in sorted(pages.items(), key=lambda item: -item[1]):
-        print(f"  {page:<42}{value:>10.2f}")
+        print(f"  {page:<42}{value:>10.2f}{peak(f'serial execution of {page}'):>10}")
     from handbook.execution.runner import limits
 
     chosen = limits()
@@ -178,6 +207,8 @@ def main() -> int:
         f"cores: {os.cpu_count()}  peak memory of the build process tree: {memory.peak_pss / 2**20:.0f} MiB"
         f" (resident sizes summed per process: {memory.peak_rss / 2**20:.0f} MiB)"
     )
+    holders = ", ".join(f"{size / 2**20:.0f} MiB {command}" for size, command in memory.peak_holders)
+    print(f"the peak was during the {memory.peak_phase}; largest processes then: {holders}")
     print(f"peak_mib: {memory.peak_pss / 2**20:.0f}")
     print(f"peak_rss_sum_mib: {memory.peak_rss / 2**20:.0f}")
     print(f"nochange_over_render: {nochange / render:.2f}")

@@ -56,8 +56,8 @@ def cache_key(page: Page, environment: Environment) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-# Where torch keeps its compile caches changes no output.
-CACHE_DIR_VARIABLES = {"TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR"}
+# Where torch keeps its compile caches, and the file compiles take turns on, change no output.
+CACHE_DIR_VARIABLES = {"TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "HANDBOOK_COMPILE_LOCK"}
 
 
 class ExecutionCache:

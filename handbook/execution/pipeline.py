@@ -24,6 +24,8 @@ from handbook.execution.runner import BlockJob, BlockRun, PageJob
 from handbook.execution.status import Status
 
 CACHE_DIR = ".cache/handbook"
+# c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
+COMPILERS = Path(__file__).parent / "compilers"
 
 
 def cache_root(root: Path) -> Path:
@@ -42,6 +44,11 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault("PYTHONHASHSEED", "0")
     # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+    # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time).
+    os.environ.setdefault("HANDBOOK_COMPILE_LOCK", str(caches / "compile.lock"))
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    if str(COMPILERS) not in path:
+        os.environ["PATH"] = os.pathsep.join([str(COMPILERS), *path])
 
 
 @dataclass

@@ -441,39 +441,39 @@ from torch.utils import cpp_extension
 
 PROGRAM = r"""
 // --8<-- [start:program_cpp]
-#include <torch/torch.h>
+// Only the headers the program uses, as in the extension. <torch/torch.h> would bring
+// torch::nn, torch::optim, torch::data and the rest of the C++ frontend into the compile.
+#include <ATen/core/Formatting.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/tensor.h>
 #include <dlfcn.h>
 #include <iostream>
 
 int main(int argc, char** argv) {
   std::cout << std::boolalpha;
   // Tensors: the same sizes, strides and views as in Python.
-  torch::Tensor t = torch::arange(6, torch::kFloat32).view({2, 3}).t();
+  at::Tensor t = at::arange(6, at::kFloat).view({2, 3}).t();
   std::cout << "sizes " << t.sizes() << ", strides " << t.strides()
             << ", contiguous " << t.is_contiguous() << "\n";
 
-  // Autograd: a graph of Nodes, and backward() filling .grad().
-  torch::Tensor x = torch::tensor({1.0f, 2.0f, 3.0f}, torch::requires_grad());
-  torch::Tensor y = (x * x).sum();
-  std::cout << "y.grad_fn " << y.grad_fn()->name() << "\n";
+  // Autograd: the operators record a graph, and backward() fills grad().
+  at::Tensor x = at::tensor({1.0f, 2.0f, 3.0f}).requires_grad_();
+  at::Tensor y = x.mul(x).sum();
+  std::cout << "x is a leaf " << x.is_leaf() << ", y is a leaf " << y.is_leaf()
+            << ", y has a grad_fn " << (y.grad_fn() != nullptr) << "\n";
   y.backward();
   std::cout << "x.grad\n" << x.grad() << "\n";
-
-  // A module of torch::nn, with its registered parameters.
-  torch::nn::Linear linear(3, 2);
-  for (const auto& p : linear->named_parameters()) {
-    std::cout << "parameter " << p.key() << " " << p.value().sizes() << "\n";
-  }
 
   // The operator this chapter registered, looked up by name in the dispatcher.
   if (argc < 2 || dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL) == nullptr) return 1;
   auto silu = c10::Dispatcher::singleton()
                   .findSchemaOrThrow("kernels::silu", "")
                   .typed<at::Tensor(const at::Tensor&)>();
-  std::cout << "kernels::silu\n" << silu.call(torch::tensor({-1.0f, 0.0f, 1.0f})) << "\n";
+  std::cout << "kernels::silu\n" << silu.call(at::tensor({-1.0f, 0.0f, 1.0f})) << "\n";
   try {
-    silu.call(torch::tensor({1, 2}));
+    silu.call(at::arange(2));  // int64, like torch.arange(2)
   } catch (const c10::Error& e) {
     std::cout << "c10::Error: " << e.what_without_backtrace() << "\n";
   }
@@ -491,6 +491,19 @@ command = [
     "-ltorch", "-ltorch_cpu", "-lc10",
 ]
 print(" ".join(command).replace(torch_dir, "$TORCH"))
+
+
+def wheel_headers(source: str) -> int:
+    """How many of the wheel's headers a source includes: g++ -M lists them without compiling."""
+    listing = subprocess.run(
+        [*command[:2], "-M", "-x", "c++", "-", *[flag for flag in command if flag.startswith(("-I", "-D"))]],
+        input=source, capture_output=True, text=True, check=True,
+    ).stdout
+    return sum(1 for path in listing.split() if path.startswith(torch_dir))
+
+
+print("headers from the wheel: this program", wheel_headers(PROGRAM),
+      "| #include <torch/torch.h>", wheel_headers("#include <torch/torch.h>\n"))
 
 # Compiled once per program and torch, beside the extension in the extensions cache.
 key = hashlib.sha1(" ".join([PROGRAM, *command]).encode()).hexdigest()[:12]
