@@ -80,3 +80,21 @@ def test_the_compilers_run_the_real_one_without_a_lock(tmp_path):
     for name in ("c++", "g++", "cc", "gcc"):
         result = subprocess.run([name, "--version"], env=environment, capture_output=True, text=True)
         assert result.returncode == 0 and "Free Software Foundation" in result.stdout, (name, result.stderr)
+
+
+def test_without_flock_compiles_run_as_they_come(monkeypatch, tmp_path):
+    import os
+    import shutil
+
+    from handbook.execution.pipeline import prepare_page_processes
+
+    bare = tmp_path / "bin"  # a PATH with a compiler and no flock
+    bare.mkdir()
+    (bare / "g++").symlink_to(shutil.which("g++", path=os.defpath))
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # what prepare_page_processes sets, undone
+    monkeypatch.setenv("PATH", str(bare))
+    prepare_page_processes(tmp_path)
+    assert os.environ["PATH"] == str(bare)
+    monkeypatch.setenv("PATH", f"{bare}{os.pathsep}{os.path.dirname(shutil.which('flock', path=os.defpath))}")
+    prepare_page_processes(tmp_path)
+    assert os.environ["PATH"].split(os.pathsep)[0] == str(COMPILERS)

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,10 +45,11 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault("PYTHONHASHSEED", "0")
     # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time).
+    # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time), where
+    # util-linux's flock exists (not on macOS: there compiles run as they come).
     os.environ.setdefault("HANDBOOK_COMPILE_LOCK", str(caches / "compile.lock"))
     path = os.environ.get("PATH", "").split(os.pathsep)
-    if str(COMPILERS) not in path:
+    if str(COMPILERS) not in path and shutil.which("flock"):
         os.environ["PATH"] = os.pathsep.join([str(COMPILERS), *path])
 
 
