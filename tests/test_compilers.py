@@ -98,3 +98,21 @@ def test_without_flock_compiles_run_as_they_come(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", f"{bare}{os.pathsep}{os.path.dirname(shutil.which('flock', path=os.defpath))}")
     prepare_page_processes(tmp_path)
     assert os.environ["PATH"].split(os.pathsep)[0] == str(COMPILERS)
+
+
+def test_compilers_of_two_checkouts_on_one_path_take_the_lock_once(tmp_path):
+    """A build started from another build (a test's, mike's) finds both checkouts' compilers on
+    PATH; the compile must take the lock once, not wait on itself."""
+    import os
+    import shutil
+    import subprocess
+
+    other = tmp_path / "other-checkout" / "compilers"
+    shutil.copytree(COMPILERS, other, symlinks=True)
+    environment = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(other), str(COMPILERS), os.environ["PATH"]]),
+        "HANDBOOK_COMPILE_LOCK": str(tmp_path / "compile.lock"),
+    }
+    result = subprocess.run(["c++", "--version"], env=environment, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "Free Software Foundation" in result.stdout, result.stderr
