@@ -494,12 +494,14 @@ print(" ".join(command).replace(torch_dir, "$TORCH"))
 
 
 def wheel_headers(source: str) -> int:
-    """How many of the wheel's headers a source includes: g++ -M lists them without compiling."""
+    """How many of the wheel's headers a source includes: g++ -M lists them without compiling.
+    Headers with the same content count once: `#pragma once` takes two such files for one when
+    their modification times match as well, so whether both are listed depends on the install."""
     listing = subprocess.run(
         [*command[:2], "-M", "-x", "c++", "-", *[flag for flag in command if flag.startswith(("-I", "-D"))]],
         input=source, capture_output=True, text=True, check=True,
     ).stdout
-    return sum(1 for path in listing.split() if path.startswith(torch_dir))
+    return len({Path(path).read_bytes() for path in listing.split() if path.startswith(torch_dir)})
 
 
 print("headers from the wheel: this program", wheel_headers(PROGRAM),
