@@ -78,7 +78,8 @@ class PeakMemory(threading.Thread):
             words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             return "?"
-        return " ".join(" ".join(word.decode(errors="replace") for word in words[:3]).split())[:80]
+        command = " ".join(" ".join(word.decode(errors="replace") for word in words[:3]).split())[:80]
+        return command or "(a process that has just ended)"
 
     def run(self) -> None:
         while self.running:
