@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from handbook.execution.pipeline import COMPILERS
+import os
+import shutil
+import subprocess
+
+from handbook.execution.pipeline import COMPILERS, prepare_page_processes
 
 # One block starts two compiles at once, each a second or two of constexpr work, and watches
 # them: it fails if both compilers (cc1plus) ever run at the same time.
@@ -72,9 +76,6 @@ def test_two_compiles_on_a_page_take_turns(project):
 
 
 def test_the_compilers_run_the_real_one_without_a_lock(tmp_path):
-    import os
-    import subprocess
-
     environment = {**os.environ, "PATH": f"{COMPILERS}{os.pathsep}{os.environ['PATH']}"}
     environment.pop("HANDBOOK_COMPILE_LOCK", None)
     for name in ("c++", "g++", "cc", "gcc"):
@@ -83,11 +84,6 @@ def test_the_compilers_run_the_real_one_without_a_lock(tmp_path):
 
 
 def test_without_flock_compiles_run_as_they_come(monkeypatch, tmp_path):
-    import os
-    import shutil
-
-    from handbook.execution.pipeline import prepare_page_processes
-
     bare = tmp_path / "bin"  # a PATH with a compiler and no flock
     bare.mkdir()
     (bare / "g++").symlink_to(shutil.which("g++", path=os.defpath))
@@ -103,10 +99,6 @@ def test_without_flock_compiles_run_as_they_come(monkeypatch, tmp_path):
 def test_compilers_of_two_checkouts_on_one_path_take_the_lock_once(tmp_path):
     """A build started from another build (a test's, mike's) finds both checkouts' compilers on
     PATH; the compile must take the lock once, not wait on itself."""
-    import os
-    import shutil
-    import subprocess
-
     other = tmp_path / "other-checkout" / "compilers"
     shutil.copytree(COMPILERS, other, symlinks=True)
     environment = {
