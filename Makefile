@@ -23,7 +23,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test pythons goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: serve build test pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # PIP_CONSTRAINT=/dev/null: a machine's pip configuration may cap torch at the releases it keeps
 # on disk; every requirement here is pinned, so the environment lifts that cap for itself.
@@ -53,8 +53,8 @@ $(AXE): package.json package-lock.json
 test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m mkdocs build --strict
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
-	$(PYTHON) -m ruff check handbook tests bench
-	$(PYTHON) -m ruff format --check handbook tests bench
+	$(PYTHON) -m ruff check handbook tests bench tools
+	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
 
 # The latest supported torch built with every supported Python, each against its recordings and
@@ -62,6 +62,11 @@ test: $(INSTALLED) $(AXE)
 LATEST := $(lastword $(SUPPORTED))
 pythons:
 	@for py in $(PYTHONS); do $(MAKE) --no-print-directory build TORCH=$(LATEST) PY=$$py SITE=.cache/site-$(LATEST)-py$$py || exit 1; done
+
+# Every page built five ways with the execution cache off: as is, ATEN_CPU_CAPABILITY=default and
+# =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.
+portability: $(INSTALLED)
+	$(PYTHON) tools/portability.py
 
 goldens: $(INSTALLED)
 	$(PYTHON) -m handbook goldens

@@ -21,6 +21,20 @@ SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13")
 RECORDED_PYTHON = SUPPORTED_PYTHONS[0]
 
 
+# The platform every output is recorded on. Where another prints differently, its output is
+# recorded in that platform's overlay (`handbook.execution.recordings`); README, "Platforms".
+RECORDED_PLATFORM = "linux-x86_64"
+
+
+def this_platform() -> str:
+    """`linux-x86_64`, `linux-aarch64`, `macos-arm64`: what recorded outputs differ by, besides Python."""
+    system = {"darwin": "macos"}.get(platform.system().lower(), platform.system().lower())
+    machine = {"amd64": "x86_64", "arm64": "arm64" if system == "macos" else "aarch64"}.get(
+        platform.machine().lower(), platform.machine().lower()
+    )
+    return f"{system}-{machine}"
+
+
 def python_minor(version: str) -> str:
     """`3.13.0` -> `3.13`: outputs differ by Python's minor version, not by its patch release."""
     return ".".join(version.split(".")[:2])
@@ -79,6 +93,19 @@ def installed_torch(packages: Path | None = None) -> TorchIdentity:
 def gpu_possible(identity: TorchIdentity) -> bool:
     """A CPU build, or a machine without NVIDIA device files, cannot run CUDA."""
     return identity.cuda is not None and bool(glob.glob("/dev/nvidia[0-9]*"))
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The machine a page ran on, as its measurements name it (`page_process.this_machine`)."""
+
+    cpu: str  # the CPU's model name
+    arch: str  # platform.machine(): x86_64, aarch64, arm64
+    capability: str  # the CPU capability ATen dispatches to: AVX512, AVX2, DEFAULT, SVE256
+    threads: int  # intra-op threads
+
+    def describe(self) -> str:
+        return f"{self.cpu} ({self.arch}, ATen CPU capability {self.capability}, {self.threads} intra-op thread(s))"
 
 
 @dataclass(frozen=True)

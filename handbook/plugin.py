@@ -18,7 +18,7 @@ from mkdocs.structure.files import File
 from handbook import notebooks, versioned_prose
 from handbook.environment import installed_torch, minor_version, python_minor
 from handbook.execution.blocks import BlockError, expand_includes, scan_docs
-from handbook.execution.failures import failure_report, killed_processes
+from handbook.execution.failures import failure_report, killed_processes, platform_note
 from handbook.execution.pipeline import SiteRun, cache_root, execute
 from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.execution.runner import SettingError
@@ -110,6 +110,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             f"executed {len(executed)} page(s) in {self.site.seconds:.1f} "
             f"s{': ' + ', '.join(executed) if executed else ''}; {cached or 'none'} came from the cache"
         )
+        if not self.site.platform_recorded:
+            log.info(platform_note(self.site))
         for line in killed_processes(self.site):
             log.info(line)
         if not self.site.ok:

@@ -16,6 +16,7 @@ from markdown_exec import base_format, code_block
 
 from handbook.execution.blocks import ENGINE_OPTIONS
 from handbook.execution.failures import failure_message
+from handbook.execution.measurements import measurements
 from handbook.execution.pipeline import BlockResult
 from handbook.execution.status import Status
 
@@ -96,6 +97,8 @@ class PageRenderer:
             )
         if text:
             parts.append(code_block(language, text, title="Output"))
+        if note := measured_note(result):
+            parts.append(note)
         if result.predicted is not None:
             parts.append(_prediction_note(result.predicted))
         if left_out:
@@ -124,6 +127,23 @@ def other_python_note(pythons: list[str], output: str) -> str:
         f'<details class="handbook-python"><summary>Python {html.escape(names)} {verb} this differently</summary>'
         f"<pre><code>{html.escape(text)}</code></pre>{more}</details>"
     )
+
+
+def measured_note(result: BlockResult) -> str:
+    """Under a block that measures: where its values were measured, and what the build checks."""
+    count = len(measurements(result.output))
+    if not count:
+        return ""
+    if count == 1:
+        values, checked = "The value marked (measured; claim: …)", "the build checks it against its claim"
+    else:
+        values, checked = f"The {count} values marked (measured; claim: …)", "the build checks each against its claim"
+    checked += ", not against the recorded value"
+    if result.status.ran:
+        when = "in this build" if result.status == Status.OK else "in an earlier build (from the execution cache)"
+        where = f" on {result.machine.describe()}" if result.machine else ""
+        return _note(f"{values} {'was' if count == 1 else 'were'} measured {when}{where}; {checked}.", "measured")
+    return _note(f"{values}: shown as recorded, not measured in this build; {checked}.", "measured")
 
 
 def _prediction_note(target: BlockResult) -> str:

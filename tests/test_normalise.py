@@ -23,6 +23,16 @@ def test_log_line_prefix():
     assert normalise(line, REPO) == "W torch/utils/cpp_extension.py:183] No CUDA runtime"
 
 
+def test_the_cuda_toolkit_warning_goes_since_only_some_machines_print_it():
+    for tag in ("", "[0/0] "):
+        text = f"W1129 08:50:22.984000 1364 torch/utils/cpp_extension.py:183] {tag}No CUDA runtime is found, using "
+        assert normalise(text + "CUDA_HOME='/usr/local'\nloaded", REPO) == "loaded"
+    assert (
+        normalise("No CUDA runtime is found, using CUDA_HOME='/x'", REPO)
+        == "No CUDA runtime is found, using CUDA_HOME='/x'"
+    )
+
+
 def test_trailing_whitespace_goes_from_every_line_and_the_end():
     assert normalise("a \t\n \nb\t\n\n\n", REPO) == "a\n\nb"
     assert normalise("keeps  inner  space", REPO) == "keeps  inner  space"
@@ -41,6 +51,11 @@ ADVERSARIAL = {
         "'W1129 08:50:22.1' + ' ' * (N // 2) + '1' * (N // 2)",
         "'W1129 08:50:22.' + '1' * N",
         "'W1129 08:50:22.1 1\\n' * (N // 19)",
+    ],
+    "cuda_toolkit_warning": [
+        "'W torch/utils/cpp_extension.py:' + '1' * N",
+        "\"W torch/utils/cpp_extension.py:1] No CUDA runtime is found, using CUDA_HOME='\" + 'a' * N",
+        "'W torch/utils/cpp_extension.py:1] [' + '0/' * (N // 2)",
     ],
     "temporary_paths": [
         "(tempfile.gettempdir() + '/tmp') * (N // 10)",

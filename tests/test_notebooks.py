@@ -8,10 +8,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import torch
 from nbclient import NotebookClient
 
 from handbook.environment import installed_torch
 from handbook.execution.blocks import scan_docs
+from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command
@@ -86,7 +88,8 @@ CODE_LOCATION = re.compile(
 
 
 def comparable(output: str) -> str:
-    return CODE_LOCATION.sub("<code>: ", normalise(output, REPO))
+    """Measured values are masked: a notebook checks them by their claims, as the build does."""
+    return CODE_LOCATION.sub("<code>: ", masked(normalise(output, REPO)))
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.path for p in PAGES])
@@ -99,7 +102,7 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
     # A page process captures stdout and stderr in one file, in order; so does this kernel now.
     notebook.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.stderr = sys.stdout"))
     expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
     client = NotebookClient(
         notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
@@ -116,6 +119,9 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
         if cell.source in expected and comparable(cell_output(cell)) != comparable(expected[cell.source])
     ]
     assert not differing, "\n".join(differing)
+    capability = torch.backends.cpu.get_cpu_capability()
+    broken = [problem for cell in notebook.cells for problem in broken_claims(cell_output(cell), capability)]
+    assert not broken, "\n".join(broken)
 
 
 def test_notebook_stylesheet_keeps_only_what_the_page_uses():

@@ -428,3 +428,66 @@ def test_a_build_on_another_python_checks_its_own_overlay(project):
     assert project.recordings().items() >= shared.items()  # the shared recordings are untouched
     assert project.build(python=str(python)).returncode == 0
     assert project.build(python=str(recording_python)).returncode == 0
+
+
+MEASURED = "import os\nprint(f\"ratio: {os.environ.get('RATIO', '1.00')}x (measured; claim: between 0.5 and 2)\")"
+
+
+def test_a_measured_value_is_checked_by_its_claim_not_by_the_recording(recorded):
+    make(recorded, MEASURED)
+    assert recorded.goldens(RATIO="1.00").returncode == 0
+    before = recorded.recordings()
+    other = recorded.build(RATIO="1.70", HANDBOOK_CACHE="0")
+    assert other.returncode == 0, other.stderr
+    html = (recorded.root / "site/demo/index.html").read_text()
+    assert "ratio: 1.70x (measured; claim: between 0.5 and 2)" in html  # what this build measured
+    assert "The value marked (measured; claim: …) was measured in this build on " in html
+    assert "ATen CPU capability " in html and "1 intra-op thread(s)" in html
+    # re-recording a new measured value changes no file
+    assert recorded.goldens(RATIO="1.30", HANDBOOK_CACHE="0").returncode == 0
+    assert recorded.recordings() == before
+    broken = recorded.build(RATIO="2.50", HANDBOOK_CACHE="0")
+    assert broken.returncode != 0
+    assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10" in broken.stderr
+    assert "a measured value does not hold the claim printed beside it" in broken.stderr
+    assert "ratio: measured 2.50x, which does not hold the claim between 0.5 and 2" in broken.stderr
+    assert "measured on " in broken.stderr and "ATen CPU capability" in broken.stderr
+    # a broken claim is no output to record
+    assert recorded.goldens(RATIO="2.50", HANDBOOK_CACHE="0").returncode != 0
+    assert recorded.recordings() == before
+
+
+def test_a_drift_from_the_execution_cache_runs_its_page_again_before_failing(recorded):
+    recorded.write("recordings/torch-2.13.0/demo/shapes-body.txt", "strides: (1, 1)\n")
+    result = recorded.build()  # goldens left the page's run in the cache
+    assert result.returncode != 0
+    assert "executed 1 page(s)" in result.stderr  # the cached run was not trusted
+    assert "-strides: (1, 1)" in result.stderr and "+strides: (3, 1)" in result.stderr
+    assert "its page ran a second time in this build, fresh" in result.stderr
+
+
+# The ratio this block prints on its page's n-th run: RATIOS="9.99,1.00" misses its claim once.
+FLAKY = (
+    "import os, pathlib\n"
+    "runs = pathlib.Path(os.environ['RUNS'])\n"
+    "runs.write_text(runs.read_text() + 'x')\n"
+    "ratios = os.environ['RATIOS'].split(',')\n"
+    "ratio = ratios[min(len(runs.read_text()), len(ratios)) - 1]\n"
+    'print(f"ratio: {ratio}x (measured; claim: between 0.5 and 2)")'
+)
+
+
+def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
+    make(recorded, FLAKY)
+    runs = recorded.root / "runs"
+    runs.write_text("")
+    assert recorded.goldens(RUNS=str(runs), RATIOS="1.00").returncode == 0
+    runs.write_text("")
+    noisy = recorded.build(RUNS=str(runs), RATIOS="9.99,1.00", HANDBOOK_CACHE="0")
+    assert noisy.returncode == 0, noisy.stderr  # missed once, held when run again
+    assert runs.read_text() == "xx"
+    runs.write_text("")
+    wrong = recorded.build(RUNS=str(runs), RATIOS="9.99,9.99", HANDBOOK_CACHE="0")
+    assert wrong.returncode != 0 and runs.read_text() == "xx"
+    assert "ratio: measured 9.99x, which does not hold the claim between 0.5 and 2" in wrong.stderr
+    assert "its page ran a second time in this build, fresh" in wrong.stderr

@@ -184,3 +184,33 @@ def test_overlay_recordings_of_a_removed_block_are_stale(tmp_path: Path):
         "recordings/torch-2.15.0/ch/gone.txt",
         "recordings/torch-2.15.0/python-3.12/ch/gone.txt",
     ]
+
+
+def test_another_platform_reads_its_overlay_first_and_records_only_what_differs(tmp_path: Path):
+    shared, same, other = block(id_="shared"), block(id_="same"), block(id_="other")
+    recordings = Recordings(tmp_path, "2.13.0")
+    for each in (shared, same, other):
+        recordings.write(each, "x86")
+    arm = Recordings(tmp_path, "2.13.0", platform="linux-aarch64")
+    assert not arm.has_platform
+    assert arm.write(same, "x86") is None  # the shared file holds it
+    written = arm.write(other, "arm")
+    assert arm.relative(written) == "recordings/torch-2.13.0/platform-linux-aarch64/ch/other.txt"
+    arm.mark_platform()
+    assert arm.has_platform
+    assert [arm.read(b) for b in (shared, same, other)] == ["x86", "x86", "arm"]
+    assert recordings.read(other) == "x86" and recordings.all_files() == [
+        recordings.path(b) for b in (other, same, shared)
+    ]
+    assert recordings.stale([Page("ch.md", (shared, same, other))]) == []
+    assert recordings.stale([Page("ch.md", (shared, same))]) == [recordings.path(other), written]
+
+
+def test_a_recording_whose_only_change_is_a_measured_value_is_left_as_it_was(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    measured = block()
+    path = recordings.write(measured, "ratio: 1.00x (measured; claim: > 0.5)")
+    recordings.write(measured, "ratio: 1.42x (measured; claim: > 0.5)")
+    assert path.read_text() == "ratio: 1.00x (measured; claim: > 0.5)\n"
+    recordings.write(measured, "ratio: 1.42x (measured; claim: > 0.9)")
+    assert path.read_text() == "ratio: 1.42x (measured; claim: > 0.9)\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -127,7 +128,7 @@ def test_workers_and_page_memory_come_from_cores_and_memory(
     monkeypatch, available, cores, setting, workers, page_memory
 ):
     monkeypatch.setattr(runner, "available_memory", lambda: available)
-    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(runner, "usable_cores", lambda: cores)
     if setting:
         monkeypatch.setenv("DOCS_PAGE_MEMORY", setting)
     else:
@@ -135,6 +136,14 @@ def test_workers_and_page_memory_come_from_cores_and_memory(
     chosen = limits()
     assert (chosen.workers, chosen.page_memory) == (workers, int(page_memory))
     assert limits(workers=1).workers == 1
+
+
+@pytest.mark.skipif(not shutil.which("taskset"), reason="taskset (util-linux) is not installed")
+def test_pages_run_one_at_a_time_on_one_allowed_core():
+    """A build under `taskset -c 0` (or in a one-core cpuset) counts the cores it may use, not the machine's."""
+    code = "from handbook.execution.runner import limits; print(limits().workers)"
+    pinned = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True, text=True)
+    assert pinned.stdout.strip() == "1", pinned.stderr
 
 
 def test_a_bad_page_memory_setting_names_itself(monkeypatch):

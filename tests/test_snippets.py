@@ -16,7 +16,7 @@ SNIPPETS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "snippets").rg
 @pytest.mark.parametrize("snippet", SNIPPETS)
 def test_snippet_runs_on_its_own(snippet, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor"))
+    env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
     env["TORCH_EXTENSIONS_DIR"] = str(tmp_path / "torch_extensions")  # never wait on the build's lock
     result = subprocess.run(
         [sys.executable, str(REPO / snippet)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900

@@ -45,3 +45,23 @@ def test_changed_block_has_a_note_and_an_entry_under_its_section(project):
     assert 'id="changed-2.13-demo-block-2"' in changes and "block-1" not in changes
     assert "-strides: (1, 3)" in changes and "+strides: (3, 1)" in changes
     assert "Of 2 recorded outputs, <strong>1 differ</strong>" in changes
+
+
+def test_a_measured_value_alone_is_no_change_and_a_long_diff_is_quick(tmp_path):
+    import time
+
+    from handbook.execution.blocks import Block, Page
+    from handbook.execution.recordings import Recordings
+    from handbook.reports.what_changed import changed_blocks, compare
+
+    measured, long = (Block("demo.md", n, name, "", "docs/demo.md", n, n) for n, name in ((1, "ratio"), (2, "long")))
+    pages = [Page("demo.md", (measured, long))]
+    for release, value, modulus in (("2.12.0", "1.00", 150), ("2.13.0", "1.70", 149)):
+        recordings = Recordings(tmp_path, release)
+        recordings.write(measured, f"ratio: {value}x (measured; claim: between 0.5 and 2)")
+        recordings.write(long, "\n".join(str(i % modulus) for i in range(30_000)))  # ~128 KiB, differing throughout
+    started = time.perf_counter()
+    page = compare(tmp_path, "2.12.0", "2.13.0", pages, {"demo.md": "Demo"})
+    assert time.perf_counter() - started < 5  # difflib over the whole outputs took a minute
+    assert "**1 differ**" in page and "ratio" not in page and "diff cut" in page
+    assert set(changed_blocks(tmp_path, "2.13.0", pages)) == {long}

@@ -29,7 +29,7 @@ ENGINE_MODULES = (
     "handbook.execution.preload",
     "handbook.execution.normalise",
 )
-FORMAT = 1
+FORMAT = 2  # 2: each run says which machine it ran on
 
 
 def engine_version() -> str:
@@ -46,11 +46,11 @@ def cache_key(page: Page, environment: Environment) -> str:
         "environment": environment.as_dict(),
         "page": page.path,
         "blocks": [[b.id, b.code, b.origin_file, b.origin_line, sorted(b.options.items())] for b in page.blocks],
-        # Settings read by torch from the environment change outputs too.
+        # Settings read by torch from the environment change outputs too (ATEN_CPU_CAPABILITY: its kernels).
         "torch_env": sorted(
             (k, v)
             for k, v in os.environ.items()
-            if k.startswith(("TORCH_", "TORCHINDUCTOR_")) and k not in CACHE_DIR_VARIABLES
+            if k.startswith(("TORCH_", "TORCHINDUCTOR_", "ATEN_")) and k not in CACHE_DIR_VARIABLES
         ),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

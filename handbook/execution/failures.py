@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from handbook.environment import RECORDED_PYTHON
+from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON
 from handbook.execution.pipeline import BlockResult, SiteRun
 from handbook.execution.status import Status
 
@@ -19,7 +19,19 @@ def failure_message(result: BlockResult) -> str:
     lines = [f"{place(result)}: {result.status.meaning}"]
     if result.error:
         lines.append(textwrap.indent(result.error, "    "))
-    if result.output and result.status not in {Status.DRIFT, Status.NOT_RUN, Status.UNRECORDED, Status.MISPREDICTED}:
+    if result.ran_again and result.status in {Status.DRIFT, Status.CLAIM}:
+        lines.append(
+            "    (its page ran a second time in this build, fresh, to rule out a stale execution cache entry or a "
+            "noisy measurement, and this block failed again)"
+        )
+
+    if result.output and result.status not in {
+        Status.DRIFT,
+        Status.NOT_RUN,
+        Status.UNRECORDED,
+        Status.MISPREDICTED,
+        Status.CLAIM,
+    }:
         lines.append("    output before the failure:")
         lines.append(textwrap.indent(result.output[-2000:], "    | "))
     return "\n".join(lines)
@@ -52,7 +64,19 @@ def failure_report(site: SiteRun) -> str:
             f"Python {RECORDED_PYTHON}'s. Where this Python prints differently, review and record it with "
             f"`make goldens TORCH={env.release} PY={env.python_minor}`.)"
         )
+    if not site.platform_recorded and any(f.status == Status.DRIFT for f in shown):
+        header += "\n(" + platform_note(site) + ")"
     return header + "\n\n" + "\n\n".join(parts)
+
+
+def platform_note(site: SiteRun) -> str:
+    """One line for a build on a platform with no recordings of its own."""
+    return (
+        f"platform {site.platform} has no outputs recorded for torch {site.environment.release}: they are checked "
+        f"against {RECORDED_PLATFORM}'s, and a block that prints differently here is drift; where it genuinely "
+        f"does, `make goldens` on this platform records it in recordings/torch-{site.environment.release}/"
+        f"platform-{site.platform}/"
+    )
 
 
 def killed_processes(site: SiteRun) -> list[str]:

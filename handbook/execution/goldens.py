@@ -16,7 +16,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from handbook.environment import RECORDED_PYTHON
+from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, this_platform
 from handbook.execution.failures import failure_report
 from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings, staged
@@ -42,15 +42,15 @@ def record(
         print("\nno recording was changed: fix the failing blocks first", file=sys.stderr)
         return 1
     env = site.environment
-    recordings = Recordings(root, env.release, python=env.python)
-    if recordings.overlay is not None:
+    recordings = Recordings(root, env.release, python=env.python, platform=this_platform())
+    if recordings.overlay is not None or recordings.platform_overlay is not None:
         unrecorded = [r for r in site.all_results() if r.status == Status.UNRECORDED]
         if unrecorded or site.compared_with:
             print(failure_report(site), file=sys.stderr)
             print(
-                f"\nno recording was changed: Python {env.python_minor} records only where it differs from Python "
-                f"{RECORDED_PYTHON}, which has not recorded these blocks; run `make goldens TORCH={env.release}` "
-                f"with Python {RECORDED_PYTHON} first",
+                f"\nno recording was changed: Python {env.python_minor} on {recordings.platform} records only where "
+                f"it differs from Python {RECORDED_PYTHON} on {RECORDED_PLATFORM}, which has not recorded these "
+                f"blocks; run `make goldens TORCH={env.release}` there first",
                 file=sys.stderr,
             )
             return 1
@@ -72,6 +72,7 @@ def record(
         if anchors is not None and not gpu_only:
             stage.write_anchors(anchors)
         stage.mark_overlay(env.python)
+        stage.mark_platform()
     python = f", Python {env.python_minor}" + (
         f" (recorded where it differs from Python {RECORDED_PYTHON})" if recordings.overlay else ""
     )

@@ -46,6 +46,15 @@ LOG_PREFIX = re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ ", re.MULT
 TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
 
 
+# A CUDA build of torch on a machine without a GPU logs this when torch.utils.cpp_extension is
+# first imported, only where a CUDA toolkit is installed (`CUDA_HOME`, or `nvcc` on the PATH), and
+# with that toolkit's path: whether the line exists at all depends on the machine.
+CUDA_TOOLKIT_WARNING = re.compile(
+    r"^W torch/utils/cpp_extension\.py:\d+\] (?:\[[\d/]+\] )?No CUDA runtime is found, using CUDA_HOME='[^'\n]*'\n?",
+    re.MULTILINE,
+)
+
+
 def installation_paths(text: str, repo_root: Path) -> str:
     for before, after in path_replacements(repo_root):
         text = text.replace(before, after)
@@ -54,6 +63,10 @@ def installation_paths(text: str, repo_root: Path) -> str:
 
 def log_prefixes(text: str, repo_root: Path) -> str:
     return LOG_PREFIX.sub(r"\1 ", text)
+
+
+def cuda_toolkit_warning(text: str, repo_root: Path) -> str:
+    return CUDA_TOOLKIT_WARNING.sub("", text)
 
 
 def temporary_paths(text: str, repo_root: Path) -> str:
@@ -74,6 +87,7 @@ def trailing_whitespace(text: str, repo_root: Path) -> str:
 NORMALISERS: tuple[Callable[[str, Path], str], ...] = (
     installation_paths,
     log_prefixes,
+    cuda_toolkit_warning,
     temporary_paths,
     addresses,
     trailing_whitespace,

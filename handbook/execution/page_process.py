@@ -2,7 +2,8 @@
 
 This module runs in a child forked from a server that has already imported torch
 (see `preload.py`), so a page pays no import. It reports to the parent through a
-pipe: ("start", i, capture_path) before block i, ("done", i, status, error,
+pipe: ("machine", what it runs on) first (see `this_machine`), ("start", i,
+capture_path) before block i, ("done", i, status, error,
 seconds, spawned) after it (`spawned`: pids of the processes first seen running
 after block i), ("leftovers", [(i, command line), ...]) for the processes still
 running when the page ends, which it has killed, and ("finished",) at the end.
@@ -108,6 +109,28 @@ def too_much_output() -> str:
     return f"the block printed more than {limit} MiB, the most a block may print"
 
 
+def this_machine() -> dict:
+    """The machine this page runs on (`handbook.environment.Machine`, as a dict for the pipe and the cache)."""
+    import platform
+
+    import torch
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
+    except OSError:
+        pass
+    if not cpu and sys.platform == "darwin":
+        cpu = os.popen("sysctl -n machdep.cpu.brand_string").read().strip()
+    return {
+        "cpu": cpu or platform.processor() or "unknown CPU",
+        "arch": platform.machine(),
+        "capability": torch.backends.cpu.get_cpu_capability(),
+        "threads": torch.get_num_threads(),
+    }
+
+
 def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_path: list[str]) -> None:
     """Run `blocks` (dicts with code, file, line, run) and report each through `conn`.
 
@@ -120,6 +143,7 @@ def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_
     _unbuffered_c_stdio()
     _python_streams()
     _fresh_state()
+    conn.send(("machine", this_machine()))
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
     started_by: dict[int, int] = {}  # pid -> the block after which it was first seen
     last_run = 0

@@ -4,10 +4,15 @@
 A GPU-only block's recording, `<block id>.cuda.txt`, starts with its provenance
 (device, torch, date) above a separator line.
 
-Outputs are recorded with one Python (`RECORDED_PYTHON`). Where another supported Python
-prints differently, its output is recorded in that Python's overlay,
-`recordings/torch-<release>/python-<minor>/<page>/<block id>.txt`, which its builds read
-before the shared file; an output that is the same stays recorded once.
+Outputs are recorded with one Python (`RECORDED_PYTHON`) on one platform
+(`RECORDED_PLATFORM`). Where another supported Python prints differently, its output is
+recorded in that Python's overlay, `recordings/torch-<release>/python-<minor>/<page>/<block
+id>.txt`, which its builds read before the shared file; an output that is the same stays
+recorded once. Another platform's overlay, `platform-<name>/` (`platform-macos-arm64/`),
+works the same way and is read before both.
+
+Measured values (`handbook.execution.measurements`) are compared masked everywhere here:
+re-recording a block whose only change is a measured value leaves its file as it was.
 
 A release's recordings change as a whole (see `staged`): a re-recording killed at
 any moment leaves them as they were or fully updated.
@@ -26,12 +31,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, python_minor, version_key
+from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, SUPPORTED_PYTHONS, python_minor, version_key
 from handbook.execution.blocks import Block, Page
+from handbook.execution.measurements import masked
 
 PROVENANCE_END = "--- output ---"
 ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
 OVERLAY_PREFIX = "python-"  # python-3.13/: what Python 3.13 prints differently
+PLATFORM_PREFIX = "platform-"  # platform-linux-aarch64/: what that platform prints differently
+PLATFORM_MARK = "platform"  # in a platform's overlay: that its outputs were recorded
 OVERLAY_MARK = "python-version"  # in an overlay: the Python it was recorded with, e.g. 3.13.0
 
 
@@ -98,7 +106,7 @@ def _shown(line: str, start: int) -> str:
     return f"{line[0]}{before}{body[start : start + DIFF_LINE_CHARS]}{after}"
 
 
-def unified_diff(recorded: str, printed: str, name: str) -> str:
+def unified_diff(recorded: str, printed: str, name: str, labels: tuple[str, str] | None = None) -> str:
     """A unified diff of two outputs, cut to a readable size, in time linear in their length.
 
     Only a bounded stretch from the first differing line on goes through difflib (whose
@@ -121,7 +129,8 @@ def unified_diff(recorded: str, printed: str, name: str) -> str:
     column = 0
     if head < len(before) and head < len(after):
         column = max(0, _first_difference(before[head], after[head]) - DIFF_LINE_CHARS // 3)
-    diff = list(difflib.unified_diff(old, new, f"{name} (recorded)", "printed now", lineterm=""))
+    before_label, after_label = labels or (f"{name} (recorded)", "printed now")
+    diff = list(difflib.unified_diff(old, new, before_label, after_label, lineterm=""))
     for index, line in enumerate(diff[2:], 2):
         hunk = HUNK.match(line)
         if hunk:  # line numbers in the whole outputs, not in the compared stretch
@@ -139,12 +148,20 @@ class Recordings:
     """One release's recordings as a build on one Python reads them: the shared files, and
     that Python's overlay where it prints differently."""
 
-    def __init__(self, root: Path, release: str, directory: Path | None = None, python: str = RECORDED_PYTHON):
+    def __init__(
+        self,
+        root: Path,
+        release: str,
+        directory: Path | None = None,
+        python: str = RECORDED_PYTHON,
+        platform: str = RECORDED_PLATFORM,
+    ):
         self.root = root
         self.release = release
         self.home = root / "recordings" / f"torch-{release}"
         self.directory = directory or self.home  # where files are read and written: home, or a stage of it
         self.python = python_minor(python)
+        self.platform = platform
 
     def relative(self, path: Path) -> str:
         """Repository-relative, where the file is (or will be, once its stage is swapped in)."""
@@ -158,7 +175,21 @@ class Recordings:
     @property
     def has_overlay(self) -> bool:
         """This Python's outputs were recorded (or need none: it is the recording Python)."""
-        return self.overlay is None or self.overlay.is_dir()
+        return _recorded(self.overlay)
+
+    @property
+    def platform_overlay(self) -> Path | None:
+        """This platform's overlay directory; None for the platform the shared files are recorded on."""
+        return None if self.platform == RECORDED_PLATFORM else self.directory / f"{PLATFORM_PREFIX}{self.platform}"
+
+    @property
+    def has_platform(self) -> bool:
+        """This platform's outputs were recorded (or need none: it is the recording platform)."""
+        return _recorded(self.platform_overlay)
+
+    def _inside(self, overlay: Path | None, block: Block) -> Path | None:
+        """Where `overlay` holds its own recording of `block`, or would; None for no overlay."""
+        return None if overlay is None else overlay / self.shared_path(block).relative_to(self.directory)
 
     def pythons(self) -> list[str]:
         """The Pythons with an overlay for this release."""
@@ -168,7 +199,7 @@ class Recordings:
         return sorted(found, key=version_key)
 
     def with_python(self, python: str) -> Recordings:
-        return Recordings(self.root, self.release, self.directory, python)
+        return Recordings(self.root, self.release, self.directory, python, self.platform)
 
     def shared_path(self, block: Block) -> Path:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
@@ -176,14 +207,22 @@ class Recordings:
 
     def overlay_path(self, block: Block) -> Path | None:
         """Where this Python's own recording of `block` is, or would be; None for the recording Python."""
-        if self.overlay is None:
-            return None
-        return self.overlay / self.shared_path(block).relative_to(self.directory)
+        return self._inside(self.overlay, block)
 
-    def path(self, block: Block) -> Path:
-        """The recording a build on this Python checks: its overlay's, where there is one."""
+    def platform_path(self, block: Block) -> Path | None:
+        """Where this platform's own recording of `block` is, or would be; None on the recording platform."""
+        return self._inside(self.platform_overlay, block)
+
+    def python_or_shared_path(self, block: Block) -> Path:
+        """The recording a build on this Python checks on the recording platform."""
         own = self.overlay_path(block)
         return own if own is not None and own.is_file() else self.shared_path(block)
+
+    def path(self, block: Block) -> Path:
+        """The recording a build on this Python and platform checks: the platform's overlay, this
+        Python's, or the shared file, the first that holds one."""
+        own = self.platform_path(block)
+        return own if own is not None and own.is_file() else self.python_or_shared_path(block)
 
     def read(self, block: Block) -> str | None:
         path = self.path(block)
@@ -216,8 +255,9 @@ class Recordings:
         """Every output recorded for one page (CPU and GPU blocks alike), as this Python prints them."""
         directory = self.directory / page.removesuffix(".md")
         files = {path.name: path for path in directory.glob("*.txt")} if directory.is_dir() else {}
-        if self.overlay is not None:
-            files.update({path.name: path for path in (self.overlay / page.removesuffix(".md")).glob("*.txt")})
+        for overlay in (self.overlay, self.platform_overlay):
+            if overlay is not None:
+                files.update({path.name: path for path in (overlay / page.removesuffix(".md")).glob("*.txt")})
         return [files[name].read_text(encoding="utf-8") for name in sorted(files)]
 
     def anchors(self) -> dict[str, str]:
@@ -240,14 +280,15 @@ class Recordings:
         return sorted(
             path
             for path in self.directory.rglob("*.txt")
-            if not path.relative_to(self.directory).parts[0].startswith(OVERLAY_PREFIX)
+            if not path.relative_to(self.directory).parts[0].startswith((OVERLAY_PREFIX, PLATFORM_PREFIX))
         )
 
     def overlay_files(self) -> list[Path]:
-        """Every Python's overlay recordings."""
+        """Every Python's and platform's overlay recordings."""
         if not self.directory.is_dir():
             return []
-        return sorted(path for overlay in self.directory.glob(f"{OVERLAY_PREFIX}*") for path in overlay.rglob("*.txt"))
+        overlays = [*self.directory.glob(f"{OVERLAY_PREFIX}*"), *self.directory.glob(f"{PLATFORM_PREFIX}*")]
+        return sorted(path for overlay in overlays for path in overlay.rglob("*.txt"))
 
     def stale(self, pages: list[Page]) -> list[Path]:
         """Recordings, shared or of any Python, whose block is gone from its page."""
@@ -259,20 +300,24 @@ class Recordings:
         return stale
 
     def write(self, block: Block, output: str, provenance: dict[str, str] | None = None) -> Path | None:
-        """Record an output: in the shared file, or on another Python in its overlay where it
-        differs from the shared one (an overlay that would repeat the shared file is removed).
-        Returns the file written; None where the shared recording holds it."""
+        """Record an output: in the shared file, or on another platform or Python in its overlay
+        where it differs from what that build would otherwise read (an overlay that would repeat
+        it is removed). A file whose only difference is a measured value is left as it is.
+        Returns the file that holds the output; None where the shared recording (or the Python's,
+        for a platform) holds it."""
         text = output
         if provenance is not None:
             head = "".join(f"{key}: {provenance[key]}\n" for key in ("device", "torch", "recorded"))
             text = f"{head}{PROVENANCE_END}\n{output}"
-        shared = self.shared_path(block)
-        path = self.overlay_path(block) or shared
-        if path != shared:
-            if shared.is_file() and shared.read_text(encoding="utf-8") == text + "\n":
+        base = self.shared_path(block) if self.platform_overlay is None else self.python_or_shared_path(block)
+        path = self.platform_path(block) or self.overlay_path(block) or base
+        if path != base:
+            if base.is_file() and masked(base.read_text(encoding="utf-8")) == masked(text + "\n"):
                 if path.is_file():
                     self.remove(path)
                 return None
+        if path.is_file() and masked(path.read_text(encoding="utf-8")) == masked(text + "\n"):
+            return path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
         _fault_point("writing")
@@ -290,7 +335,7 @@ class Recordings:
             if other.python == self.python or not other.has_overlay:
                 continue
             output = other.read(block)
-            if output is not None and output != own:
+            if output is not None and (own is None or masked(output) != masked(own)):
                 others[python] = output
         return others
 
@@ -300,12 +345,23 @@ class Recordings:
             self.overlay.mkdir(parents=True, exist_ok=True)
             (self.overlay / OVERLAY_MARK).write_text(python_version + "\n", encoding="utf-8")
 
+    def mark_platform(self) -> None:
+        """Say that this platform's outputs were recorded, even where none differs."""
+        if self.platform_overlay is not None:
+            self.platform_overlay.mkdir(parents=True, exist_ok=True)
+            (self.platform_overlay / PLATFORM_MARK).write_text(self.platform + "\n", encoding="utf-8")
+
     def remove(self, path: Path) -> None:
         path.unlink()
         for parent in path.parents:
             if parent == self.directory or not parent.is_dir() or any(parent.iterdir()):
                 break
             parent.rmdir()
+
+
+def _recorded(overlay: Path | None) -> bool:
+    """An overlay's outputs were recorded, or none is needed (the recording Python or platform)."""
+    return overlay is None or overlay.is_dir()
 
 
 def _fault_point(name: str) -> None:

@@ -67,6 +67,8 @@ class BlockRun:
     output: str = ""
     error: str = ""
     seconds: float = 0.0
+    # What it ran on (`handbook.environment.Machine` as a dict): its measurements were made there.
+    machine: dict = field(default_factory=dict)
     # Command lines of the processes this block started that were still running when
     # its page ended, and were killed.
     leftovers: list[str] = field(default_factory=list)
@@ -90,6 +92,7 @@ class _Running:
     runs: list[BlockRun]
     limits: Limits
     current: int | None = None
+    machine: dict = field(default_factory=dict)
     last: int = 0  # the block started last
     capture: str | None = None
     started: float = 0.0
@@ -171,11 +174,19 @@ def _cgroup_memory_files() -> list[tuple[str, str]]:
     return files
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (`taskset`, a container's cpuset), not all the machine has:
+    two pages on one allowed core would slow each other's measurements."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def limits(workers: int | None = None) -> Limits:
     """One page per core, as many as fit in the memory the build may use; each page may hold
     `DOCS_PAGE_MEMORY`, else an equal share of that memory."""
     usable = int(available_memory() * MEMORY_SHARE)
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     setting = os.environ.get("DOCS_PAGE_MEMORY")
     if setting:
         page_memory = parse_size(setting, "DOCS_PAGE_MEMORY")
@@ -279,13 +290,15 @@ def _start(context, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
 
 def _handle(state: _Running, message: tuple) -> None:
     kind = message[0]
-    if kind == "start":
+    if kind == "machine":
+        state.machine = message[1]
+    elif kind == "start":
         state.current, state.capture, state.started = message[1], message[2], time.perf_counter()
         state.last = state.current
     elif kind == "done":
         _, index, status, error, seconds, spawned = message
         state.started_by.update((pid, index) for pid in spawned)
-        state.runs[index] = BlockRun(status, _read(state.capture), error, seconds)
+        state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine)
         state.current = None
     elif kind == "leftovers":
         for index, command in message[1]:
@@ -298,7 +311,9 @@ def _fail(state: _Running, status: Status, error: str) -> None:
     """Fail the running block, or, between blocks, the block that ran last."""
     index = state.current if state.current is not None else state.last
     seconds = time.perf_counter() - state.started if state.current is not None else state.runs[index].seconds
-    state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.runs[index].leftovers)
+    state.runs[index] = BlockRun(
+        status, _read(state.capture), error, seconds, state.machine, leftovers=state.runs[index].leftovers
+    )
     state.current = None
 
 

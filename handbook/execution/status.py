@@ -47,6 +47,7 @@ class Status(StrEnum):
     NOT_RUN = ("not-run", False, False, "the block did not run because an earlier block of its page failed")
     # It ran, and its output does not match what is recorded.
     DRIFT = ("drift", False, True, "the output differs from its recording")
+    CLAIM = ("claim", False, False, "a measured value does not hold the claim printed beside it")
     UNRECORDED = ("unrecorded", False, True, "the block has no recording")
     MISPREDICTED = ("mispredicted", False, False, "the prediction disagrees with what was recorded on a GPU")
 

@@ -10,7 +10,6 @@ entry has an anchor that the block's own page links to ("changed in torch 2.15")
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -18,7 +17,8 @@ from markdown.extensions.toc import slugify
 
 from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
-from handbook.execution.recordings import Recordings, recorded_releases
+from handbook.execution.measurements import masked
+from handbook.execution.recordings import Recordings, recorded_releases, unified_diff
 
 PAGE = "what-changed.md"
 MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MULTILINE)
@@ -47,12 +47,13 @@ def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, s
         for block in page.blocks
         if (new_output := new.read(block)) is not None
         and (old_output := old.read(block)) is not None
-        and new_output != old_output
+        and masked(new_output) != masked(old_output)
     }
 
 
 def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> list[str]:
-    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), f"torch {old}", f"torch {new}", lineterm="")
+    # Measured values differ from run to run: what changed is the text around them.
+    diff = unified_diff(masked(before), masked(after), block.id, (f"torch {old}", f"torch {new}")).splitlines()
     context = f"{block.page}#{slugify(block.section, '-')}" if block.section else block.page
     # attr_list gives the paragraph its id when the list is on the paragraph's last line, alone.
     return [
@@ -79,7 +80,7 @@ def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str,
         missing = old if not before_recordings.exists else new
         return f"!!! note\n    Nothing to compare yet: torch {missing} has no recordings.\n"
     before, after = before_recordings.outputs(), after_recordings.outputs()
-    changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
+    changed = {name for name in before.keys() & after.keys() if masked(before[name]) != masked(after[name])}
     only_old, only_new = before.keys() - after.keys(), after.keys() - before.keys()
     lines = [
         f"Of {len(before.keys() | after.keys())} recorded outputs, **{len(changed)} differ** between torch {old} "
