@@ -203,8 +203,13 @@ def run_site(
 
     check_pages(selected)
     # A drift in a run reused from the cache may be a stale entry, and a missed claim a noisy
-    # measurement: such a page runs once more, fresh, before the build fails on it.
-    again = [page for page in selected if any(result.worth_running_again for result in site.results[page.path])]
+    # measurement: such a page runs once more, fresh, before the build fails on it. (Against a
+    # neighbouring release's recordings, drift is what the report is for.)
+    again = [
+        page
+        for page in selected
+        if not site.compared_with and any(result.worth_running_again for result in site.results[page.path])
+    ]
     if again:
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
         timings.save()
