@@ -233,9 +233,9 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
         run.output,
         run.error,
         run.seconds,
-        Machine(**run.machine) if run.machine else None,
-        run.status == Status.CACHED,
-        path,
+        machine=Machine(**run.machine) if run.machine else None,
+        from_cache=run.status == Status.CACHED,
+        recording=path,
         leftovers=run.leftovers,
     )
     if block.device == "cuda":
