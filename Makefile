@@ -25,14 +25,18 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
-# PIP_CONSTRAINT=/dev/null: a machine's pip configuration may cap torch at the releases it keeps
-# on disk; every requirement here is pinned, so the environment lifts that cap for itself.
-$(INSTALLED): requirements.lock pyproject.toml
+# Every file pip installs must match a hash in requirements.lock or the torch release's lock
+# (tools/lock.py writes both), whichever index serves it. PIP_CONSTRAINT=/dev/null: a machine's
+# pip configuration may cap torch at the releases it keeps on disk; every requirement here is pinned.
+TORCH_LOCK := locks/torch-$(TORCH).txt
+$(INSTALLED): requirements.lock $(TORCH_LOCK) pyproject.toml
 	interpreter=$$(sh tools/interpreter.sh "$(PY)" "$(PYTHONS)") && $$interpreter -m venv $(VENV)
-	sed 's/^torch==.*/torch==$(TORCH)/' requirements.lock > $(VENV)/requirements.txt
-	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock -r $(TORCH_LOCK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(INSTALLED)
+
+$(TORCH_LOCK):
+	@echo "error: torch $(TORCH) has no lock, $@; write it with: python3 tools/lock.py $(TORCH)" >&2; exit 1
 
 serve: $(INSTALLED)
 	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8000
