@@ -123,7 +123,7 @@ def write_lock(lock: Path, pins: dict[str, Pin]) -> None:
         lines.append(" \\\n    ".join([requirement, *(f"--hash=sha256:{digest}" for digest in sorted(pin.hashes))]))
     lock.parent.mkdir(exist_ok=True)
     lock.write_text(HEADER + "".join(f"{line}\n" for line in lines))
-    print(f"{lock.relative_to(ROOT)}: {len(pins)} pins")
+    print(f"{lock.name}: {len(pins)} pins")
 
 
 def lock_main() -> dict[str, Pin]:
