@@ -96,12 +96,15 @@ def test_the_deploy_publishes_with_write_rights_from_a_read_only_build():
         assert "gh-pages:refs/heads/gh-pages" in "".join(step.get("run", "") for step in job["steps"]), where
 
 
-@pytest.mark.parametrize("case", ["make test", "run: python -m handbook", "x && pip install .", "python3.12 tools/lock.py"])
+PROJECT_COMMANDS = ["make test", "python -m handbook deploy", "x && pip install .", "python3.12 tools/lock.py 2.16.0"]
+
+
+@pytest.mark.parametrize("case", PROJECT_COMMANDS)
 def test_project_code_is_recognised(case):
     assert runs_project_code({"steps": [{"run": case}]})
 
 
-@pytest.mark.parametrize("case", ["git push origin gh-pages", 'git -C publish fetch ../gh-pages.bundle', "makes"])
+@pytest.mark.parametrize("case", ["git push origin gh-pages", "git -C publish fetch ../gh-pages.bundle", "makes"])
 def test_git_alone_is_not_project_code(case):
     assert not runs_project_code({"steps": [{"run": case}]})
 
