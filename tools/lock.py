@@ -71,8 +71,11 @@ def unpadded(version: str) -> str:
 
 
 def pypi_hashes(name: str, version: str) -> set[str]:
-    with urllib.request.urlopen(PYPI_PROJECT.format(name=name), timeout=60) as response:
-        releases = json.load(response)["releases"]
+    try:
+        with urllib.request.urlopen(PYPI_PROJECT.format(name=name), timeout=60) as response:
+            releases = json.load(response)["releases"]
+    except OSError as error:
+        raise SystemExit(f"error: PyPI does not answer for {name}=={version}: {error}") from None
     # PEP 440 pads release segments with zeros: a wheel's 13.0.3.0 is PyPI's 13.0.3.
     files = [file for key, files in releases.items() if unpadded(key) == unpadded(version) for file in files]
     if not files:
@@ -99,7 +102,9 @@ def resolve(requirements: list[str], constraints: list[str], deps: bool = True) 
         command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed"]
         command += ["--report", str(report), "-c", str(constraint_file), *([] if deps else ["--no-deps"])]
         # A machine's own pip constraint may cap torch; every requirement here is pinned.
-        subprocess.run([*command, *requirements], check=True, env={**os.environ, "PIP_CONSTRAINT": os.devnull})
+        done = subprocess.run([*command, *requirements], env={**os.environ, "PIP_CONSTRAINT": os.devnull})
+        if done.returncode:
+            raise SystemExit(f"error: pip cannot resolve {' '.join(requirements)[:200]} against the locks (above)")
         items = json.loads(report.read_text())["install"]
     return {canonical(item["metadata"]["name"]): item for item in items}
 
@@ -122,7 +127,9 @@ def write_lock(lock: Path, pins: dict[str, Pin]) -> None:
         requirement = pin.requirement + (f" ; {pin.marker}" if pin.marker else "")
         lines.append(" \\\n    ".join([requirement, *(f"--hash=sha256:{digest}" for digest in sorted(pin.hashes))]))
     lock.parent.mkdir(exist_ok=True)
-    lock.write_text(HEADER + "".join(f"{line}\n" for line in lines))
+    written = lock.with_name(f".{lock.name}.new")  # whole or not at all
+    written.write_text(HEADER + "".join(f"{line}\n" for line in lines))
+    written.replace(lock)
     print(f"{lock.name}: {len(pins)} pins")
 
 
