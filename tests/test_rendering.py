@@ -56,7 +56,12 @@ def test_other_pythons_with_the_same_output_share_one_note():
 def rendered(renderer: PageRenderer, page: str) -> str:
     """`page` converted as the site converts it, its Python fences rendered by `renderer`."""
     markdown_exec.formatters["python"] = renderer.format_python
-    fence = {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": markdown_exec.formatter}
+    fence = {
+        "name": "python",
+        "class": "python",
+        "validator": markdown_exec.validator,
+        "format": markdown_exec.formatter,
+    }
     converter = markdown.Markdown(
         extensions=["attr_list", "md_in_html", "pymdownx.superfences"],
         extension_configs={"pymdownx.superfences": {"custom_fences": [fence]}},
@@ -92,7 +97,9 @@ def test_a_title_holding_a_double_quote_is_refused_not_shown_as_raw_text():
 
 def test_a_title_in_single_quotes_is_written_back():
     renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "ok")])
-    html = rendered(renderer, """```python exec="on" title='it’s "fine"'\nprint(1)\n```\n""".replace('"fine"', "“fine”"))
+    html = rendered(
+        renderer, """```python exec="on" title='it’s "fine"'\nprint(1)\n```\n""".replace('"fine"', "“fine”")
+    )
     assert '<span class="filename">it’s “fine”</span>' in html
 
 
