@@ -157,7 +157,7 @@ def _refuse_unwritable(result: BlockResult, code: str, language: str, options: d
     if options.get("source") == "console":
         raise RefusedBlock(
             f'{where}: source="console" puts the output inside the fence markdown-exec writes around the '
-            "source; use source=\"above\" (the default) or tabs"
+            'source; use source="above" (the default) or tabs'
         )
 
 
