@@ -70,9 +70,12 @@ document.addEventListener("securitypolicyviolation", (event) => {
 """
 
 
-def site_pages(site: Path) -> list[str]:
-    """Every page of a built site, as its URL path ("" for the home page)."""
-    return sorted(path.parent.relative_to(site).as_posix().removeprefix(".") for path in site.rglob("index.html"))
+def site_pages(site: Path = SITE) -> list[str]:
+    """Every page of a built site, as a URL path under its root ("" for the home page)."""
+    return sorted(
+        ("" if path.parent == site else path.parent.relative_to(site).as_posix() + "/")
+        for path in site.rglob("index.html")
+    )
 
 
 def blocked_by_policy(page) -> list[str]:

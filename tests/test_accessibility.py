@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from site_browser import ARTIFACTS, NARROW, REPO, SITE, serve
+from site_browser import ARTIFACTS, NARROW, REPO, serve, site_pages
 
 from handbook.rendering import other_python_note
 
@@ -95,14 +95,6 @@ REACHED = {
 }
 KEYBOARD_CHAPTER = "setup/"  # it has every kind above, tabs included
 MAX_TAB_STOPS = 1000
-
-
-def site_pages() -> list[str]:
-    """Every page of the built site, as a URL path under its root."""
-    return sorted(
-        ("" if path.parent == SITE else path.parent.relative_to(SITE).as_posix() + "/")
-        for path in SITE.rglob("index.html")
-    )
 
 
 @pytest.fixture(scope="session")
