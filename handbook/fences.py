@@ -3,7 +3,9 @@
 A fence opens with three or more backticks or tildes (at any indent: fences inside
 admonitions and tabs are indented) and closes at the next line holding only a run of
 the same character at least as long. Everything that reads prose (blocks, source
-links, quoted values, notebooks, the prose guard) asks this module which lines are code.
+links, quoted values, notebooks, the prose guard) asks this module which lines are code,
+and everything that writes a fence or a code span around text it does not control
+(outputs, error text, diffs, quoted values) asks it for a marker that text cannot close.
 """
 
 from __future__ import annotations
@@ -12,6 +14,24 @@ import re
 from dataclasses import dataclass
 
 OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<attrs>.*)$")
+
+
+# What markdown-exec writes around a block's source (`markdown_exec.code_block`): fixed, so
+# a source holding a run this long cannot be shown, only refused.
+MARKDOWN_EXEC_FENCE = "`" * 8
+
+
+def backtick_marker(text: str, shortest: int = 3) -> str:
+    """The backtick run that no line of `text` can close, as a fence or a code span around it:
+    longer than every run of backticks inside (and at least `shortest` long)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(shortest, longest + 1)
+
+
+def fenced(text: str, info: str = "", shortest: int = 3) -> str:
+    """`text` as a backtick fence that nothing in it can end; `info` follows the opening marker."""
+    marker = backtick_marker(text, shortest)
+    return f"{marker}{info}\n{text}\n{marker}"
 
 
 class FenceError(Exception):

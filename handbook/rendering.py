@@ -5,27 +5,46 @@ formatter only says how code runs (`base_format(run=...)`). Here nothing runs: t
 block already ran in its page's process, and `run` hands back its (normalised,
 recorded) output with the notes that go under it. Fence options are checked when the
 page is scanned (`handbook.execution.blocks.check_options`).
+
+Output is data: it goes into a fence that no line of it can end (`handbook.fences`),
+and notes are escaped HTML. What markdown-exec writes itself (the source's fence, its
+options as `name="value"`) cannot be made safe from here, so a block that would break
+it is refused, naming the block.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
-from markdown_exec import base_format, code_block
+from markdown_exec import base_format
+from mkdocs.exceptions import PluginError
+from pymdownx.superfences import SuperFencesException
 
 from handbook.execution.blocks import ENGINE_OPTIONS
-from handbook.execution.failures import failure_message
+from handbook.execution.failures import failure_message, place
 from handbook.execution.measurements import measurements
 from handbook.execution.pipeline import BlockResult
 from handbook.execution.status import Status
+from handbook.fences import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 
 MAX_LINES = 80
 MAX_CHARS = 10_000
 
 
+# A language superfences reads as one (`result=` names the output's).
+LANGUAGE = re.compile(r"[\w#.+-]+")
+
+
 class UnmatchedBlock(Exception):
     """The renderer met a block that the scan did not find."""
+
+
+class RefusedBlock(PluginError, SuperFencesException):
+    """A block markdown-exec cannot render faithfully. A SuperFencesException, because
+    superfences turns any other formatter error into the fence shown as raw text; a
+    PluginError, so that mkdocs reports the message and no traceback."""
 
 
 @dataclass
@@ -55,6 +74,7 @@ class PageRenderer:
         """markdown-exec's formatter for `python` fences: source above, the output as text below, by default."""
         result = self.take(code)
         language = options.pop("result", "") or "text"
+        _refuse_unwritable(result, code, language, options)
         options["source"] = options.get("source") or "above"
         options["extra"] = {key: value for key, value in options.get("extra", {}).items() if key not in ENGINE_OPTIONS}
         if options.get("id_prefix") is None:
@@ -82,7 +102,7 @@ class PageRenderer:
                 run_it,
             )
         if not result.passed and self.show_failures:
-            return code_block("text", failure_message(result), title="This block failed")
+            return _code_block("text", failure_message(result), "This block failed")
         text, left_out = cut(result.output)
         parts = []
         if result.status == Status.GPU_RECORDED and result.gpu:
@@ -96,7 +116,7 @@ class PageRenderer:
                 )
             )
         if text:
-            parts.append(code_block(language, text, title="Output"))
+            parts.append(_code_block(language, text, "Output"))
         if note := measured_note(result):
             parts.append(note)
         if result.predicted is not None:
@@ -115,6 +135,35 @@ class PageRenderer:
                 f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>'
             )
         return "\n\n".join(parts)
+
+
+def _refuse_unwritable(result: BlockResult, code: str, language: str, options: dict) -> None:
+    """Refuse what markdown-exec would write back broken: its fixed fence around the source,
+    its `name="value"` options (no escape exists for `"` in them), the output's language."""
+    where = place(result)
+    if len(backtick_marker(code)) > len(MARKDOWN_EXEC_FENCE):
+        raise RefusedBlock(
+            f"{where}: the code holds a run of {len(MARKDOWN_EXEC_FENCE)} or more backticks, which would end "
+            "the fence markdown-exec writes around it; build the string instead (e.g. '`' * 8)"
+        )
+    for name, value in options.get("extra", {}).items():
+        if '"' in str(value):
+            raise RefusedBlock(
+                f"{where}: the option {name}= holds a double quote, which markdown-exec cannot write back; "
+                "use typographic quotes (“ ”) or single quotes"
+            )
+    if not LANGUAGE.fullmatch(language):
+        raise RefusedBlock(f"{where}: result={language!r} is not a language name (letters, digits, _ # . + -)")
+    if options.get("source") == "console":
+        raise RefusedBlock(
+            f'{where}: source="console" puts the output inside the fence markdown-exec writes around the '
+            'source; use source="above" (the default) or tabs'
+        )
+
+
+def _code_block(language: str, text: str, title: str) -> str:
+    """`text` as a code block with a title, in a fence that no line of it can end."""
+    return fenced(text, f'{language} title="{title}"')
 
 
 def other_python_note(pythons: list[str], output: str) -> str:

@@ -58,3 +58,26 @@ def serve(directory: Path):
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+# Records what the page's Content-Security-Policy blocks, from before any of its scripts run.
+CSP_LISTENER = """
+window.__blocked = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  const where = `${event.sourceFile}:${event.lineNumber}`;
+  window.__blocked.push(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${where})`);
+});
+"""
+
+
+def site_pages(site: Path = SITE) -> list[str]:
+    """Every page of a built site, as a URL path under its root ("" for the home page)."""
+    return sorted(
+        ("" if path.parent == site else path.parent.relative_to(site).as_posix() + "/")
+        for path in site.rglob("index.html")
+    )
+
+
+def blocked_by_policy(page) -> list[str]:
+    """What the Content-Security-Policy blocked on `page`, whose context has CSP_LISTENER."""
+    return page.evaluate("window.__blocked || []")

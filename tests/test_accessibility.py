@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from site_browser import ARTIFACTS, NARROW, REPO, SITE, serve
+from site_browser import ARTIFACTS, NARROW, REPO, serve, site_pages
 
 from handbook.rendering import other_python_note
 
@@ -24,6 +24,9 @@ SCHEMES = {"light": "default", "dark": "slate"}
 WIDTHS = {"1280px": {"viewport": {"width": 1280, "height": 900}}, "390px": NARROW}
 # Pages the build generates rather than reads from docs/: discovery must see them.
 GENERATED = {"source-map/", "how-this-site-is-built/", "what-changed/"}
+# axe is added to the page as an inline script, which the site's Content-Security-Policy
+# blocks (tests/test_browser.py checks the policy itself).
+AXE_CONTEXT = {"bypass_csp": True}
 
 # Violations, and how many elements the rules looked at (passes are listed in full only
 # for a part of a page: on a whole page one example per rule is enough, and faster).
@@ -92,14 +95,6 @@ REACHED = {
 }
 KEYBOARD_CHAPTER = "setup/"  # it has every kind above, tabs included
 MAX_TAB_STOPS = 1000
-
-
-def site_pages() -> list[str]:
-    """Every page of the built site, as a URL path under its root."""
-    return sorted(
-        ("" if path.parent == SITE else path.parent.relative_to(SITE).as_posix() + "/")
-        for path in SITE.rglob("index.html")
-    )
 
 
 @pytest.fixture(scope="session")
@@ -177,7 +172,7 @@ def tab_through(page, kinds: dict[str, str]) -> tuple[set[str], list[str]]:
 def test_every_page_has_no_serious_axe_violation(browser, site_url, axe_script, scheme, width):
     pages = site_pages()
     assert GENERATED <= set(pages), f"generated pages missing from site/: {GENERATED - set(pages)}"
-    context = browser.new_context(color_scheme=scheme, **WIDTHS[width])
+    context = browser.new_context(color_scheme=scheme, **WIDTHS[width], **AXE_CONTEXT)
     page = context.new_page()
     found = {}
     for path in pages:
@@ -202,7 +197,7 @@ NOTES = ["note", "cut", "gpu", "warning", "changed", "python"]
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_project_notes_meet_contrast(browser, site_url, axe_script, scheme):
     """Every kind of note the project styles, including those no page shows today (a drift warning)."""
-    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900}, **AXE_CONTEXT)
     page = context.new_page()
     page.goto(f"{site_url}/tensors/", wait_until="networkidle")
     page.evaluate(

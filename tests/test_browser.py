@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from site_browser import ARTIFACTS, NARROW, SITE, screenshot, serve
+from site_browser import ARTIFACTS, CSP_LISTENER, NARROW, SITE, blocked_by_policy, screenshot, serve, site_pages
 
 from handbook.execution.blocks import scan_docs
 
@@ -187,3 +187,58 @@ def test_version_selector_and_outdated_banner(browser, deployed):
         context.close()
     finally:
         server.shutdown()
+
+
+def test_the_content_security_policy_blocks_nothing_on_any_page(browser, site_url):
+    """Every page, notebook pages included, and the search (its worker), under the site's own policy."""
+    context = browser.new_context()
+    context.add_init_script(CSP_LISTENER)
+    console = []
+    blocked = {}
+    page = context.new_page()
+    page.on("console", lambda message: "Content Security Policy" in message.text and console.append(message.text))
+    pages = site_pages()
+    assert "notebooks/autograd/" in pages and len(pages) > len(CHAPTERS) * 2
+    for path in pages:
+        page.goto(f"{site_url}/{path}", wait_until="networkidle")
+        assert page.locator('meta[http-equiv="Content-Security-Policy"]').count() == 1, path
+        if found := blocked_by_policy(page) + console:
+            blocked[path] = found
+        console.clear()
+    page.goto(site_url + "/", wait_until="networkidle")
+    page.locator("input[data-md-component='search-query']").click()
+    page.keyboard.type("TensorImpl")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    page.click(".md-search-result__item a")  # instant navigation to a result
+    page.wait_for_load_state("networkidle")
+    if found := blocked_by_policy(page) + console:
+        blocked["search"] = found
+    context.close()
+    assert blocked == {}
+
+
+def test_front_matter_is_escaped_and_only_safe_links_are_kept(project):
+    """overrides/main.html prints page front matter: a value cannot add markup or a script link."""
+    import shutil
+
+    config = project.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("theme: mkdocs", "theme:\n  name: material\n  custom_dir: overrides"))
+    shutil.copytree(REPO / "overrides", project.root / "overrides")
+    project.write(
+        "docs/index.md",
+        """
+        ---
+        notebook_file: 'x.ipynb" onmouseover="alert(1)'
+        colab_url: ' javascript:alert(2)'
+        ---
+        # Home
+
+        Hello.
+        """,
+    )
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    html = (project.root / "site/index.html").read_text()
+    assert 'href="x.ipynb&#34; onmouseover=&#34;alert(1)"' in html and 'onmouseover="' not in html
+    assert "javascript:" not in html and "handbook-colab" not in html
+    assert html.count('http-equiv="Content-Security-Policy"') == 1 and "<script>" not in html

@@ -141,3 +141,20 @@ def test_notebook_stylesheet_keeps_only_what_the_page_uses():
     kept = notebook_page_html(page)
     assert "--used: red" in kept and "--chained" in kept and "--unused" not in kept
     assert ".w :is(.a, .b):hover" in kept and ".gone" not in kept and "#408080" not in kept
+
+
+def test_a_quoted_value_is_text_in_the_notebook_too():
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from handbook.execution.blocks import Block, Page
+    from handbook.prose.quotes import resolve_quotes
+
+    output = "value: [x](javascript:alert(1)) <img src=x onerror=alert(1)> *b*"
+    markdown = 'It prints <!-- out b /value: (.*)/ -->.\n\n```python exec="on"\nprint(1)\n```\n'
+    quoted = resolve_quotes(markdown, "demo.md", lambda page, block: output)
+    block = Block("demo.md", 1, "b", "print(1)", "docs/demo.md", 4, 3)
+    notebook = chapter_notebook(quoted.markdown, Page("demo.md", (block,)), {"b": output}, "2.13.0", lambda t: t)
+    [prose] = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
+    html = markdown2html_mistune(prose)  # how mkdocs-jupyter (nbconvert) renders a Markdown cell
+    assert "<img" not in html and "<a" not in html and "<em>" not in html
+    assert "It prints [x](javascript:alert(1)) &lt;img src=x onerror=alert(1)&gt; *b*." in html

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from handbook.prose.quotes import resolve_quotes
 
 OUTPUTS = {
@@ -67,3 +69,47 @@ def test_a_build_shows_the_value_and_fails_on_a_quote_that_matches_nothing(proje
         "docs/demo.md:12: <!-- out block-1 /columns: (\\d+)/ -->: block 'block-1' printed nothing matching"
         in result.stderr
     )
+
+
+HOSTILE = "value: [x](javascript:alert(1)) <script>alert(7)</script> *b* {: onmouseover=alert(1) } `c` a\\*b\n# h"
+
+
+def hostile_output(page, block):
+    return HOSTILE if (page, block) == ("setup.md", "evil") else None
+
+
+def test_a_value_in_prose_is_text_on_the_page():
+    import markdown as python_markdown
+
+    quoted = resolve_quotes("It says <!-- out evil /value: (.*\\n.*)/ --> here.\n", "setup.md", hostile_output)
+    assert quoted.errors == []
+    html = python_markdown.Markdown(extensions=["attr_list", "md_in_html", "tables"]).convert(quoted.markdown)
+    assert "<script" not in html and "<a" not in html and "<em>" not in html and "<code>" not in html
+    literal = HOSTILE.split(": ", 1)[1].replace("\n", " ")
+    assert html == f"<p>It says {escape(literal, quote=False)} here.</p>"
+
+
+def test_a_value_in_a_code_span_is_literal_and_one_holding_a_backtick_fails():
+    quoted = resolve_quotes("Shown `<!-- out evil /(<script>.*?</script>)/ -->`.\n", "setup.md", hostile_output)
+    assert quoted.errors == [] and quoted.markdown == "Shown `<script>alert(7)</script>`.\n"
+    quoted = resolve_quotes("Shown `<!-- out evil /(`c`)/ -->`.\n", "setup.md", hostile_output)
+    assert quoted.errors == [
+        "docs/setup.md:1: <!-- out evil /(`c`)/ -->: the value '`c`' holds a backtick, which would end the code "
+        "span around it"
+    ]
+
+
+def test_a_runaway_pattern_is_stopped_and_named(timed):
+    seconds = timed("""
+        import time
+        from handbook.prose.quotes import resolve_quotes
+        started = time.perf_counter()
+        quoted = resolve_quotes("<!-- out b /(a+)+$/ -->\\n", "p.md", lambda page, block: "a" * 40 + "!")
+        assert quoted.errors == [
+            "docs/p.md:1: <!-- out b /(a+)+$/ -->: the pattern ran past 2 s on block 'b''s output and was stopped "
+            "(nested repeats such as (a+)+ backtrack without end); simplify it"
+        ], quoted.errors
+        assert resolve_quotes("<!-- out b /(a+)!/ -->", "p.md", lambda page, block: "a" * 40 + "!").errors == []
+        print(time.perf_counter() - started)
+    """)
+    assert seconds < 10

@@ -1,7 +1,13 @@
+import textwrap
+
+import markdown
+import markdown_exec
+import pytest
+
 from handbook.execution.blocks import Block
 from handbook.execution.pipeline import BlockResult
 from handbook.execution.status import Status
-from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, cut
+from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, RefusedBlock, cut
 
 
 def test_short_output_is_whole():
@@ -45,3 +51,60 @@ def test_other_pythons_with_the_same_output_share_one_note():
     shown = renderer.output_markdown(BlockResult(block, Status.OK, "mine"), "text")
     assert "Python 3.11 and 3.12 print this differently</summary><pre><code>old</code>" in shown
     assert "Python 3.13 prints this differently</summary><pre><code>&lt;new&gt;</code>" in shown
+
+
+def rendered(renderer: PageRenderer, page: str) -> str:
+    """`page` converted as the site converts it, its Python fences rendered by `renderer`."""
+    markdown_exec.formatters["python"] = renderer.format_python
+    fence = {
+        "name": "python",
+        "class": "python",
+        "validator": markdown_exec.validator,
+        "format": markdown_exec.formatter,
+    }
+    converter = markdown.Markdown(
+        extensions=["attr_list", "md_in_html", "pymdownx.superfences"],
+        extension_configs={"pymdownx.superfences": {"custom_fences": [fence]}},
+    )
+    return converter.convert(textwrap.dedent(page))
+
+
+BLOCK = Block("ch.md", 1, "b", "print(1)", "docs/ch.md", 3, 2)
+FENCE_BREAKER = "x\n````````\n<script>alert(7)</script>\n<img src=x onerror=alert(1)>\n`````````````````\n"
+
+
+@pytest.mark.parametrize("status", [Status.OK, Status.RAISED])
+def test_output_and_error_text_cannot_end_their_fence(status):
+    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, status, FENCE_BREAKER, error=FENCE_BREAKER)])
+    renderer.show_failures = True
+    html = rendered(renderer, '```python exec="on"\nprint(1)\n```\n')
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(7)&lt;/script&gt;" in html and "`````````````````" in html
+
+
+def test_a_source_holding_markdown_execs_fence_is_refused():
+    block = Block("ch.md", 1, "b", 's = """\n````````\n<script>alert(7)</script>\n"""', "docs/ch.md", 3, 2)
+    renderer = PageRenderer("ch.md", [BlockResult(block, Status.OK, "")])
+    with pytest.raises(RefusedBlock, match=r"docs/ch.md, block 1 \(b\), docs/ch.md:3: the code holds a run of 8"):
+        rendered(renderer, f'~~~python exec="on"\n{block.code}\n~~~\n')
+
+
+def test_a_title_holding_a_double_quote_is_refused_not_shown_as_raw_text():
+    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "ok")])
+    with pytest.raises(RefusedBlock, match=r"docs/ch.md:3: the option title= holds a double quote"):
+        rendered(renderer, """```python exec="on" title='say "hi"'\nprint(1)\n```\n""")
+
+
+def test_a_title_in_single_quotes_is_written_back():
+    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "ok")])
+    html = rendered(
+        renderer, """```python exec="on" title='it’s "fine"'\nprint(1)\n```\n""".replace('"fine"', "“fine”")
+    )
+    assert '<span class="filename">it’s “fine”</span>' in html
+
+
+@pytest.mark.parametrize("option", ['result="<b>"', 'source="console"'])
+def test_options_that_would_unfence_the_output_are_refused(option):
+    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "<b>bold</b>")])
+    with pytest.raises(RefusedBlock, match=r"docs/ch.md:3: "):
+        rendered(renderer, f'```python exec="on" {option}\nprint(1)\n```\n')

@@ -65,3 +65,30 @@ def test_a_measured_value_alone_is_no_change_and_a_long_diff_is_quick(tmp_path):
     assert time.perf_counter() - started < 5  # difflib over the whole outputs took a minute
     assert "**1 differ**" in page and "ratio" not in page and "diff cut" in page
     assert set(changed_blocks(tmp_path, "2.13.0", pages)) == {long}
+
+
+def test_an_output_holding_a_fence_stays_inside_its_diff(tmp_path):
+    import markdown
+
+    from handbook.execution.blocks import Block, Page
+    from handbook.execution.recordings import Recordings
+    from handbook.fences import fences
+    from handbook.reports.what_changed import compare
+
+    block = Block("demo.md", 1, "fence", "", "docs/demo.md", 1, 1)
+    for release, value in (("2.12.0", "old"), ("2.13.0", "new")):
+        Recordings(tmp_path, release).write(block, f"```\n{value}\n````````\n<script>alert(7)</script>\n```")
+    page = compare(tmp_path, "2.12.0", "2.13.0", [Page("demo.md", (block,))], {"demo.md": "Demo"})
+    lines = page.splitlines()
+    [diff] = fences(lines)  # as the source links and the prose checks read the page: one fence, closed
+    assert lines[diff.last + 1 :] == [
+        "",
+        "</div>",
+        "",
+        "### Source anchors",
+        "",
+        "No anchors are recorded for one of the releases.",
+    ]
+    html = markdown.Markdown(extensions=["attr_list", "md_in_html", "pymdownx.superfences"]).convert(page)
+    assert "<script>" not in html and "&lt;script&gt;alert(7)&lt;/script&gt;" in html
+    assert "-old" in html and "+new" in html and "````````" in html

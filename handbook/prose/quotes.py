@@ -8,10 +8,18 @@ PATTERN in the output of the block whose id is BLOCK on the same page (or
 match. The output is the one shown for this edition (executed, cached or recorded).
 A pattern that matches nothing, or a block that does not exist, fails the build,
 naming page and line. Lines inside fences are left alone.
+
+A value is data. In prose it is escaped for Markdown and HTML, which the page and the
+notebook's Markdown cells both read (`\\[`, `&lt;`); inside a code span it is literal,
+and one holding a backtick, which would end the span, fails the build. A pattern runs in
+a worker process for at most PATTERN_SECONDS: Python's `re` backtracks, and a pattern like
+`(a+)+$` would otherwise hang the build.
 """
 
 from __future__ import annotations
 
+import html
+import multiprocessing
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,11 +39,87 @@ class QuotedProse:
     count: int = 0  # quotes resolved
 
 
-def quoted_value(output: str, pattern: str) -> str | None:
+PATTERN_SECONDS = 2.0
+# What Python-Markdown lets a backslash escape (its ESCAPED_CHARS with `tables`'s `|`), all of
+# it ASCII punctuation, which CommonMark (the notebook's cells) lets a backslash escape too.
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
+
+
+class PatternTimeout(Exception):
+    """A quote's pattern ran past PATTERN_SECONDS."""
+
+
+def _first_match(pattern: str, output: str) -> str | None:
     match = re.search(pattern, output, re.MULTILINE)
     if match is None:
         return None
     return match[1] if match.re.groups else match[0]
+
+
+class _Searcher:
+    """One worker process that runs patterns, replaced when a pattern outruns its time."""
+
+    pool = None
+
+    @classmethod
+    def first_match(cls, pattern: str, output: str, seconds: float) -> str | None:
+        if cls.pool is None:
+            cls.pool = multiprocessing.get_context("spawn").Pool(1)
+        pending = cls.pool.apply_async(_first_match, (pattern, output))
+        try:
+            return pending.get(seconds)
+        except multiprocessing.TimeoutError:
+            cls.pool.terminate()
+            cls.pool = None
+            raise PatternTimeout from None
+
+
+def quoted_value(output: str, pattern: str, seconds: float = PATTERN_SECONDS) -> str | None:
+    """The first match of `pattern` in `output` (its first group if it has one); raises re.error
+    for a pattern that does not compile, PatternTimeout for one that runs too long."""
+    re.compile(pattern)  # a bad pattern fails here, where its message is clearest
+    return _Searcher.first_match(pattern, output, seconds)
+
+
+def prose_text(value: str) -> str:
+    """A value as literal text in Markdown prose: no link, markup, attribute list or HTML."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(" ".join(value.splitlines())))
+
+
+def in_code_span(line: str, position: int) -> bool:
+    """Whether `position` of `line` lies inside a code span (CommonMark: a run of backticks
+    opens one, the next run exactly as long closes it)."""
+    opened = 0
+    for run in re.finditer(r"`+", line[:position]):
+        if not opened:
+            opened = len(run[0])
+        elif len(run[0]) == opened:
+            opened = 0
+    return bool(opened)
+
+
+def _quote(match: re.Match, page: str, output_of: OutputLookup, line: str) -> tuple[str, str]:
+    """(the problem, "") for a quote that cannot be resolved, else ("", the text it becomes in `line`)."""
+    source_page = match["page"] or page
+    output = output_of(source_page, match["block"])
+    if output is None:
+        return f"docs/{source_page} has no block {match['block']!r}", ""
+    try:
+        value = quoted_value(output, match["pattern"])
+    except re.error as error:
+        return f"the pattern is not a valid regular expression ({error})", ""
+    except PatternTimeout:
+        return (
+            f"the pattern ran past {PATTERN_SECONDS:g} s on block {match['block']!r}'s output and was stopped "
+            "(nested repeats such as (a+)+ backtrack without end); simplify it"
+        ), ""
+    if value is None:
+        return f"block {match['block']!r} printed nothing matching /{match['pattern']}/ with this torch", ""
+    if not in_code_span(line, match.start()):
+        return "", prose_text(value)
+    if "`" in value:
+        return f"the value {value!r} holds a backtick, which would end the code span around it", ""
+    return "", " ".join(value.splitlines())
 
 
 def resolve_quotes(markdown: str, page: str, output_of: OutputLookup) -> QuotedProse:
@@ -44,24 +128,12 @@ def resolve_quotes(markdown: str, page: str, output_of: OutputLookup) -> QuotedP
     lines = markdown.splitlines()
 
     def replace(match: re.Match, number: int) -> str:
-        source_page = match["page"] or page
-        output = output_of(source_page, match["block"])
-        where = f"docs/{page}:{number}: {match[0]}"
-        if output is None:
-            result.errors.append(f"{where}: docs/{source_page} has no block {match['block']!r}")
-            return match[0]
-        try:
-            value = quoted_value(output, match["pattern"])
-        except re.error as error:
-            result.errors.append(f"{where}: the pattern is not a valid regular expression ({error})")
-            return match[0]
-        if value is None:
-            result.errors.append(
-                f"{where}: block {match['block']!r} printed nothing matching /{match['pattern']}/ with this torch"
-            )
+        problem, text = _quote(match, page, output_of, lines[number - 1])
+        if problem:
+            result.errors.append(f"docs/{page}:{number}: {match[0]}: {problem}")
             return match[0]
         result.count += 1
-        return value
+        return text
 
     output = [
         QUOTE.sub(lambda match, n=number: replace(match, n), line) if prose else line

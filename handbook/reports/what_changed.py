@@ -19,6 +19,7 @@ from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings, recorded_releases, unified_diff
+from handbook.fences import fenced
 
 PAGE = "what-changed.md"
 MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MULTILINE)
@@ -53,7 +54,7 @@ def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, s
 
 def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> list[str]:
     # Measured values differ from run to run: what changed is the text around them.
-    diff = unified_diff(masked(before), masked(after), block.id, (f"torch {old}", f"torch {new}")).splitlines()
+    diff = unified_diff(masked(before), masked(after), block.id, (f"torch {old}", f"torch {new}"))
     context = f"{block.page}#{slugify(block.section, '-')}" if block.section else block.page
     # attr_list gives the paragraph its id when the list is on the paragraph's last line, alone.
     return [
@@ -64,9 +65,7 @@ def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> l
         # every page loads the index, so the diff of every changed output would weigh on all.
         "<div markdown data-search-exclude>",
         "",
-        "```diff",
-        *diff,
-        "```",
+        fenced(diff.rstrip("\n"), "diff"),  # the outputs' own fences stay inside it
         "",
         "</div>",
         "",

@@ -1,0 +1,27 @@
+// Names and keyboard access that Material's markup lacks: see overrides/partials/javascripts/accessible.html.
+(function () {
+  var searchName = document.currentScript.dataset.searchName;
+  function fix() {
+    document.querySelectorAll(".md-search[role=dialog]:not([aria-label])").forEach(function (dialog) {
+      dialog.setAttribute("aria-label", searchName);
+    });
+    document.querySelectorAll("a.md-annotation__index:not([aria-label])").forEach(function (marker) {
+      var id = marker.querySelector("[data-md-annotation-id]");
+      marker.setAttribute("aria-label", "Annotation " + (id ? id.getAttribute("data-md-annotation-id") : ""));
+    });
+    document.querySelectorAll("nav.md-code__nav:not([role])").forEach(function (buttons) {
+      buttons.setAttribute("role", "none");
+    });
+    // Code blocks, wide tables, and on notebook pages the `pre` of a text cell (mkdocs-jupyter writes no `code`).
+    document.querySelectorAll(".highlight pre > code:not([tabindex]), .jupyter-wrapper pre:not([tabindex]), .md-typeset__scrollwrap:not([tabindex])").forEach(function (code) {
+      if (code.scrollWidth > code.clientWidth) code.setAttribute("tabindex", "0");
+    });
+  }
+  var pending = false;
+  new MutationObserver(function () {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; fix(); });
+  }).observe(document.documentElement, {childList: true, subtree: true, attributes: true, attributeFilter: ["tabindex"]});
+  fix();
+})();
