@@ -17,7 +17,8 @@ from mkdocs.structure.files import File
 
 from handbook import notebooks, versioned_prose
 from handbook.environment import installed_torch, minor_version, python_minor
-from handbook.execution.blocks import BlockError, expand_includes, scan_docs
+from handbook.errors import InputError
+from handbook.execution.blocks import expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes, platform_note
 from handbook.execution.pipeline import SiteRun, cache_root, execute
 from handbook.execution.recordings import Recordings, recorded_releases
@@ -94,7 +95,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         walk(nav)
         try:
             with_blocks = {page.path for page in scan_docs(self.root, self.docs_dir, set(entries)) if page.blocks}
-        except BlockError as error:
+        except InputError as error:
             raise PluginError(str(error)) from error
         return {page: title for page, title in entries.items() if page in with_blocks}
 
@@ -102,7 +103,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         problems = self._check_source_links(files)
         try:
             self.site = execute(self.root, self.docs_dir)
-        except (BlockError, SettingError) as error:
+        except (InputError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
         cached = sum(1 for page in self.site.pages if page.blocks) - len(executed)

@@ -42,10 +42,11 @@ def confined(root: Path, relative: str, what: str) -> Path:
 
 def confined_path(root: Path, path: Path, what: str) -> Path:
     """`confined` for a path already joined to `root`."""
-    base = root.resolve()
     absolute = Path(os.path.abspath(path))
-    relative = absolute.relative_to(base) if absolute.is_relative_to(base) else absolute
-    return confined(base, relative.as_posix(), what)
+    for base in (Path(os.path.abspath(root)), root.resolve()):
+        if absolute.is_relative_to(base):
+            return confined(root, absolute.relative_to(base).as_posix(), what)
+    return confined(root, absolute.as_posix(), what)
 
 
 def read_text(path: Path, shown: str) -> str:

@@ -153,7 +153,7 @@ def test_an_include_outside_the_repository_is_refused_before_anything_runs(proje
     "page",
     [
         '# P\n\n```text\n--8<-- "../outside.py"\n```\n',  # shown, not run: pymdownx.snippets still reads it
-        '# P\n\n--8<--\nsnippets/t/ok.py\n../outside.py\n--8<--\n',  # its block form
+        "# P\n\n--8<--\nsnippets/t/ok.py\n../outside.py\n--8<--\n",  # its block form
         '# P\n\n```text\n--8<-- "snippets/t/nested.py"\n```\n',  # an include of an include
     ],
 )

@@ -491,3 +491,35 @@ def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
     assert wrong.returncode != 0 and runs.read_text() == "xx"
     assert "ratio: measured 9.99x, which does not hold the claim between 0.5 and 2" in wrong.stderr
     assert "its page ran a second time in this build, fresh" in wrong.stderr
+
+
+def test_a_block_that_writes_a_page_and_edits_mkdocs_yml_fails_the_build_naming_both(recorded):
+    cached = sorted((recorded.root / ".cache").rglob("exec/*/*.json"))
+    injected, config = recorded.root / "docs/injected.md", recorded.root / "mkdocs.yml"
+    make(recorded, f"open({str(injected)!r}, 'w').write('# Injected')\nopen({str(config)!r}, 'a').write('# edited')")
+    result = recorded.build()
+    assert result.returncode != 0
+    assert "pages changed the repository while they ran" in result.stderr
+    assert "when docs/demo.md ended: docs/injected.md (added), mkdocs.yml (changed)" in result.stderr
+    assert sorted((recorded.root / ".cache").rglob("exec/*/*.json")) == cached  # nothing kept of that run
+    assert "Traceback" not in result.stderr
+
+
+def test_a_block_that_rewrites_its_own_recording_fails_the_build(recorded):
+    (recording,) = recorded.root.glob("recordings/torch-*/demo/shapes-body.txt")
+    make(recorded, f"print('new')\nopen({str(recording)!r}, 'w').write('strides: (3, 1)\\nnew\\n')")
+    result = recorded.build()
+    assert result.returncode != 0
+    assert f"when docs/demo.md ended: {recording.relative_to(recorded.root).as_posix()} (changed)" in result.stderr
+
+
+def test_a_snippet_linked_to_a_file_outside_is_refused_and_not_published(project):
+    make(project)
+    (project.root.parent / "passwd").write_text("root:x:0:0:secret:/root:/bin/bash\n")
+    (project.root / "snippets/demo/passwd.py").symlink_to(project.root.parent / "passwd")
+    project.write("docs/demo.md", PAGE + '\n```text\n--8<-- "snippets/demo/passwd.py"\n```\n')
+    result = project.build()
+    assert result.returncode != 0
+    assert "symbolic link(s) in the repository: snippets/demo/passwd.py;" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not any("secret" in path.read_text(errors="replace") for path in project.root.rglob("site/**/*.*"))

@@ -232,8 +232,8 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         block_id = options.get("id") or default_id
         if not SAFE_ID.fullmatch(block_id):
             raise BlockError(
-                f"{where}: block id {block_id!r} cannot name a recording file: an id is letters, digits and _ - . : "
-                "(at most 100), not starting with '.' or '-' (give the block an id=\"...\")"
+                f"{where}: block id {block_id!r} cannot name a recording file: an id is up to 100 letters, digits, "
+                "'_', '-', '.' and ':', starting with a letter, digit or '_' (give the block an id=\"...\")"
             )
         if block_id in seen_ids:
             raise BlockError(

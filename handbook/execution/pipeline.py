@@ -24,6 +24,7 @@ from handbook.execution.normalise import normalise
 from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
 from handbook.execution.runner import BlockJob, BlockRun, PageJob
 from handbook.execution.status import Status
+from handbook.execution.tree_guard import TreeGuard
 
 CACHE_DIR = ".cache/handbook"
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
@@ -154,6 +155,9 @@ def run_site(
     cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
     timings = PageTimings(cache.directory.parent / "page-seconds.json")
+    own = Recordings(root, env.release, python=env.python, platform=this_platform())
+    recordings, compared_with = _recordings_to_check(own, selected)
+    guard = TreeGuard(root)
     runs: dict[str, list[BlockRun]] = {}
     keys: dict[str, str] = {}
     to_run: list[PageJob] = []
@@ -172,27 +176,27 @@ def run_site(
         for run in page_runs:
             run.output = normalise(run.output, root)
             run.error = normalise(run.error, root)
-        cache.store(keys[page_path], page_runs)
+        unfinished.discard(page_path)
+        if guard.unchanged(page_path, sorted(unfinished)):  # nothing is kept from a run that changed the tree
+            cache.store(keys[page_path], page_runs)
         runs[page_path] = page_runs
         timings.update(page_path, sum(run.seconds for run in page_runs))
 
     # Longest pages first: with one worker per core, the build ends when the slowest page does.
     to_run.sort(key=timings.expected, reverse=True)
+    unfinished = {job.page for job in to_run}  # the pages that may be running, should the tree change
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    release = env.release
-    recordings = Recordings(root, release, python=env.python, platform=this_platform())
+    guard.raise_if_changed()
     site = SiteRun(
         env,
         pages,
         executed_pages=[job.page for job in to_run],
-        python_recorded=recordings.has_overlay,
-        platform=recordings.platform,
-        platform_recorded=recordings.has_platform,
+        compared_with=compared_with,
+        python_recorded=own.has_overlay,
+        platform=own.platform,
+        platform_recorded=own.has_platform,
     )
-    if not recordings.exists and nearest_release(root, release):
-        site.compared_with = nearest_release(root, release)
-        recordings = Recordings(root, site.compared_with, python=env.python, platform=recordings.platform)
 
     def check_pages(checked: list[Page]) -> None:
         for page in checked:
@@ -211,8 +215,10 @@ def run_site(
         if not site.compared_with and any(result.worth_running_again for result in site.results[page.path])
     ]
     if again:
+        unfinished.update(page.path for page in again)
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
         timings.save()
+        guard.raise_if_changed()
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
         check_pages(again)
         for page in again:
@@ -222,6 +228,18 @@ def run_site(
         site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
     site.seconds = time.perf_counter() - started
     return site
+
+
+def _recordings_to_check(own: Recordings, pages: list[Page]) -> tuple[Recordings, str | None]:
+    """The recordings `pages` are checked against, read before any page runs (a block that
+    rewrote its own recording would otherwise pass): this release's, or where it has none,
+    the nearest release's, which is named."""
+    recordings, compared_with = own, None
+    if not own.exists and nearest_release(own.root, own.release):
+        compared_with = nearest_release(own.root, own.release)
+        recordings = Recordings(own.root, compared_with, python=own.python, platform=own.platform)
+    recordings.remember(pages)
+    return recordings, compared_with
 
 
 def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> BlockResult:
