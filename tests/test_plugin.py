@@ -523,3 +523,28 @@ def test_a_snippet_linked_to_a_file_outside_is_refused_and_not_published(project
     assert "symbolic link(s) in the repository: snippets/demo/passwd.py;" in result.stderr
     assert "Traceback" not in result.stderr
     assert not any("secret" in path.read_text(errors="replace") for path in project.root.rglob("site/**/*.*"))
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0"])
+def test_a_timeout_that_would_switch_it_off_names_the_block(recorded, value):
+    recorded.write("docs/demo.md", with_body_option(f'timeout="{value}"'))
+    result = recorded.build()
+    assert result.returncode != 0
+    assert f"docs/demo.md:11 (block 2): timeout='{value}' is not a number of seconds (finite, above 0)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ({"DOCS_BLOCK_TIMEOUT": "nan"}, "DOCS_BLOCK_TIMEOUT='nan' is not a number of seconds (finite, above 0)"),
+        ({"DOCS_PAGE_MEMORY": "0K"}, "DOCS_PAGE_MEMORY='0K' is not a size such as 512M or 2G (above 0)"),
+    ],
+)
+def test_a_setting_that_would_switch_a_limit_off_fails_build_and_goldens_without_a_traceback(
+    recorded, setting, message
+):
+    (recorded.root / ".cache").rename(recorded.root / ".cache-of-goldens")  # so that the page runs
+    for result in (recorded.build(**setting), recorded.goldens(**setting)):
+        assert result.returncode != 0
+        assert message in result.stderr
+        assert "Traceback" not in result.stderr
