@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -548,3 +549,64 @@ def test_a_setting_that_would_switch_a_limit_off_fails_build_and_goldens_without
         assert result.returncode != 0
         assert message in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def _unterminated(project):
+    project.write("docs/other.md", "# Other\n\n```text\nnever closed\n")
+
+
+def _page_bytes(project):
+    (project.root / "docs/demo.md").write_bytes(PAGE.encode() + b"caf\xe9\n")
+
+
+def _snippet_bytes(project):
+    path = project.root / "snippets/demo/shapes.py"
+    path.write_bytes(path.read_bytes() + b"# caf\xe9\n")
+
+
+def _binary_recording(project):
+    next(project.root.glob("recordings/torch-*/demo/shapes-body.txt")).write_bytes(b"\x89PNG\r\n")
+
+
+def _directory_recording(project):
+    path = next(project.root.glob("recordings/torch-*/demo/shapes-body.txt"))
+    path.unlink()
+    path.mkdir()
+
+
+def _cache_a_file(project):
+    shutil.rmtree(project.root / ".cache")
+    (project.root / ".cache").write_text("not a directory\n")
+
+
+def _shown_include_outside(project):
+    (project.root.parent / "outside.txt").write_text("outside\n")
+    project.write("docs/demo.md", PAGE + '\n```text\n--8<-- "../outside.txt"\n```\n')
+
+
+def _banana(project):
+    project.write("docs/demo.md", PAGE + "\n<!-- if torch >= banana -->\nNew.\n<!-- end if -->\n")
+
+
+@pytest.mark.parametrize(
+    "breaking, message",
+    [
+        (_unterminated, "docs/other.md:3: the fence opened at line 3 is never closed"),
+        (_page_bytes, "docs/demo.md: not UTF-8 text (byte 0xe9 at offset"),
+        (_snippet_bytes, "docs/demo.md:7 (block 1): snippets/demo/shapes.py: not UTF-8 text (byte 0xe9 at offset"),
+        (_binary_recording, "/demo/shapes-body.txt: not UTF-8 text (byte 0x89 at offset 0)"),
+        (_directory_recording, "/demo/shapes-body.txt: not a file where a recording should be; remove it"),
+        (_cache_a_file, "/.cache: the cache directory is not a directory"),
+        (_shown_include_outside, "docs/demo.md:16: included file '../outside.txt' is outside the repository"),
+        (_banana, "docs/demo.md:15: '<!-- if torch >= banana -->' is not a condition this page can use"),
+    ],
+)
+def test_bad_input_is_a_message_naming_the_place_not_a_traceback(recorded, breaking, message):
+    before = recorded.recordings()
+    breaking(recorded)
+    result = recorded.build()
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    if breaking not in (_binary_recording, _directory_recording):
+        assert recorded.recordings() == before  # nothing lost

@@ -18,7 +18,7 @@ from pathlib import Path
 from handbook.environment import Environment, Machine, gpu_possible, installed_torch, this_platform
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
-from handbook.execution.cache import ExecutionCache, cache_key, write_atomically
+from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root, write_atomically
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
@@ -350,5 +350,6 @@ def execute(
     pages = scan_docs(root, docs_dir, only)
     if os.environ.get("HANDBOOK_EXECUTE", "1") == "0":
         return recorded_site(root, pages)
+    check_cache_root(cache_root(root))
     prepare_page_processes(root)
     return run_site(root, pages, ExecutionCache(cache_root(root) / "exec", cache_enabled), workers=workers, only=only)
