@@ -158,19 +158,8 @@ def run_site(
     own = Recordings(root, env.release, python=env.python, platform=this_platform())
     recordings, compared_with = _recordings_to_check(own, selected)
     guard = TreeGuard(root)
-    runs: dict[str, list[BlockRun]] = {}
-    keys: dict[str, str] = {}
-    to_run: list[PageJob] = []
-    for page in selected:
-        keys[page.path] = cache_key(page, env)
-        cached = cache.load(keys[page.path], len(page.blocks))
-        if cached is not None:
-            runs[page.path] = [
-                BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds, r.machine)
-                for r in cached
-            ]
-        else:
-            to_run.append(_job(page, cuda))
+    keys = {page.path: cache_key(page, env) for page in selected}
+    runs, to_run = _cached_runs(selected, cache, keys, cuda)
 
     def finished(page_path: str, page_runs: list[BlockRun]) -> None:
         for run in page_runs:
@@ -228,6 +217,24 @@ def run_site(
         site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
     site.seconds = time.perf_counter() - started
     return site
+
+
+def _cached_runs(
+    pages: list[Page], cache: ExecutionCache, keys: dict[str, str], cuda: bool
+) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
+    """The runs of the pages the cache holds, and the jobs of those it does not."""
+    runs: dict[str, list[BlockRun]] = {}
+    to_run: list[PageJob] = []
+    for page in pages:
+        cached = cache.load(keys[page.path], len(page.blocks))
+        if cached is not None:
+            runs[page.path] = [
+                BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds, r.machine)
+                for r in cached
+            ]
+        else:
+            to_run.append(_job(page, cuda))
+    return runs, to_run
 
 
 def _recordings_to_check(own: Recordings, pages: list[Page]) -> tuple[Recordings, str | None]:
