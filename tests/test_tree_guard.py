@@ -39,8 +39,16 @@ def test_the_guard_names_the_page_that_ended_and_those_beside_it(project):
     assert not guard.unchanged("a.md", ["b.md", "c.md"])
     assert not guard.unchanged("b.md", [])  # once changed, nothing more is kept from the build
     with pytest.raises(TreeChangedError) as raised:
-        guard.raise_if_changed()
+        guard.raise_if_changed(["a.md", "b.md", "c.md"])
     assert (
         "when docs/a.md ended (or a page running beside it: docs/b.md, docs/c.md): "
         "recordings/torch-2.13.0/a/x.txt (added)"
     ) in str(raised.value)
+
+
+def test_a_change_after_the_last_page_ended_is_found_too(project):
+    guard = TreeGuard(project.root)
+    assert guard.unchanged("a.md", [])
+    project.write("docs/late.md", "# Written by a process the page left\n")
+    with pytest.raises(TreeChangedError, match=r"after the pages ended \(by a process one of them left: docs/a.md\)"):
+        guard.raise_if_changed(["a.md"])

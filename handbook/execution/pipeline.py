@@ -176,7 +176,7 @@ def run_site(
     unfinished = {job.page for job in to_run}  # the pages that may be running, should the tree change
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    guard.raise_if_changed()
+    guard.raise_if_changed([job.page for job in to_run])
     site = SiteRun(
         env,
         pages,
@@ -207,7 +207,7 @@ def run_site(
         unfinished.update(page.path for page in again)
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
         timings.save()
-        guard.raise_if_changed()
+        guard.raise_if_changed([page.path for page in again])
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
         check_pages(again)
         for page in again:

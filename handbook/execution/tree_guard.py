@@ -69,19 +69,30 @@ class TreeGuard:
     def unchanged(self, page: str, beside: list[str]) -> bool:
         """Whether the tree is as it was when `page` ended; a change is kept, with `page` and the
         pages that may have been running `beside` it, for `raise_if_changed`."""
-        now = snapshot(self.root)
-        changed = changes(self.last, now)
-        if changed:
-            others = [other for other in beside if other != page]
-            beside_it = f" (or a page running beside it: {', '.join(f'docs/{o}' for o in others)})" if others else ""
-            self.findings.append(f"  when docs/{page} ended{beside_it}: {', '.join(changed)}")
-            self.last = now
+        others = [other for other in beside if other != page]
+        beside_it = f" (or a page running beside it: {_pages(others)})" if others else ""
+        self._look(f"when docs/{page} ended{beside_it}")
         return not self.findings
 
-    def raise_if_changed(self) -> None:
+    def raise_if_changed(self, ran: list[str]) -> None:
+        """Look a last time (a process a page left behind may write after its page ended), and
+        raise TreeChangedError for every change found; `ran` are the pages that ran."""
+        if ran:  # where nothing ran, a change is someone's editing
+            self._look(f"after the pages ended (by a process one of them left: {_pages(ran)})")
         if self.findings:
             raise TreeChangedError(
                 "pages changed the repository while they ran; a page may not change what the build reads (its "
                 "pages, snippets, recordings, mkdocs.yml, handbook/, overrides/). Nothing was recorded or cached "
                 "from the pages that may have; see `git status`, and restore the files:\n" + "\n".join(self.findings)
             )
+
+    def _look(self, when: str) -> None:
+        now = snapshot(self.root)
+        changed = changes(self.last, now)
+        if changed:
+            self.findings.append(f"  {when}: {', '.join(changed)}")
+            self.last = now
+
+
+def _pages(pages: list[str]) -> str:
+    return ", ".join(f"docs/{page}" for page in pages)
