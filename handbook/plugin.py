@@ -62,6 +62,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         snippets = config.mdx_configs.get("pymdownx.snippets")
         if snippets is not None:
             snippets["base_path"] = [str(self.root)]
+            snippets["restrict_base_path"] = True  # as the scan, which also refuses links, has checked
         # markdown-exec's formatter registry is its own global; the page being rendered is ours.
         markdown_exec.formatters["python"] = self._format_python
         markdown_exec.formatters["py"] = self._format_python
