@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON, installed_torch, python_minor
+from handbook.errors import InputError
 from handbook.execution.goldens import record
+from handbook.execution.runner import SettingError
 from handbook.reports.drift import drift_report
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
@@ -94,7 +96,11 @@ def parser() -> argparse.ArgumentParser:
 def main() -> int:
     args = parser().parse_args()
     args.root = args.root.resolve()
-    return args.run(args)
+    try:
+        return args.run(args)
+    except (InputError, SettingError) as error:  # bad input: its message names the place
+        print(f"error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ from mkdocs.structure.files import File
 
 from handbook import notebooks, versioned_prose
 from handbook.environment import installed_torch, minor_version, python_minor
-from handbook.execution.blocks import BlockError, expand_includes, scan_docs
+from handbook.errors import InputError
+from handbook.execution.blocks import expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes, platform_note
 from handbook.execution.pipeline import SiteRun, cache_root, execute
 from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.execution.runner import SettingError
+from handbook.fences import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import resolve_quotes
 from handbook.rendering import PageRenderer
@@ -30,6 +32,7 @@ from handbook.reports.execution_report import write_report
 from handbook.sources import source_map
 from handbook.sources.links import Citation, SourceLinker, sections_without_links
 from handbook.sources.tree import SourceError, SourceTree
+from handbook.tree_files import read_text
 
 log = logging.getLogger("mkdocs.plugins.handbook")
 
@@ -59,6 +62,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         snippets = config.mdx_configs.get("pymdownx.snippets")
         if snippets is not None:
             snippets["base_path"] = [str(self.root)]
+            snippets["restrict_base_path"] = True  # as the scan, which also refuses links, has checked
         # markdown-exec's formatter registry is its own global; the page being rendered is ours.
         markdown_exec.formatters["python"] = self._format_python
         markdown_exec.formatters["py"] = self._format_python
@@ -94,15 +98,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         walk(nav)
         try:
             with_blocks = {page.path for page in scan_docs(self.root, self.docs_dir, set(entries)) if page.blocks}
-        except BlockError as error:
+        except InputError as error:
             raise PluginError(str(error)) from error
         return {page: title for page, title in entries.items() if page in with_blocks}
 
     def on_files(self, files, *, config):
-        problems = self._check_source_links(files)
         try:
+            problems = self._check_source_links(files)
             self.site = execute(self.root, self.docs_dir)
-        except (BlockError, SettingError) as error:
+        except (InputError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
         cached = sum(1 for page in self.site.pages if page.blocks) - len(executed)
@@ -145,7 +149,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             page = self.site.page(page_path)
             source = (self.root / self.docs_dir / page_path).read_text(encoding="utf-8")
             # Lines kept: the notebook finds each block by its line in the page.
-            markdown = self._quoted(self._versioned(source, keep_lines=True), page_path).markdown
+            markdown = self._quoted(self._versioned(source, page_path, keep_lines=True), page_path).markdown
             outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
             notebook = notebooks.chapter_notebook(
                 markdown,
@@ -173,9 +177,13 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.titles: dict[str, str] = {}
         errors: list[str] = []
         for file in files.documentation_pages():
-            markdown = self._versioned(Path(file.abs_src_path).read_text(encoding="utf-8"))
+            shown = f"{self.docs_dir}/{file.src_uri}"
+            markdown = self._versioned(read_text(Path(file.abs_src_path), shown), file.src_uri)
             self.titles[file.src_uri] = source_map.title_of(markdown, file.src_uri)
-            links = self.linker.rewrite(markdown, file.src_uri)
+            try:
+                links = self.linker.rewrite(markdown, file.src_uri)
+            except FenceError as error:
+                raise PluginError(f"{shown}:{error.line}: {error}") from error
             errors += links.errors
             self.citations += links.citations
             if file.src_uri not in self.config.sections_exempt:
@@ -193,7 +201,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         releases = recorded_releases(self.root)
         for file in files.documentation_pages():
             markdown = Path(file.abs_src_path).read_text(encoding="utf-8")
-            errors += self._quoted(self._versioned(markdown, keep_lines=True), file.src_uri).errors
+            errors += self._quoted(self._versioned(markdown, file.src_uri, keep_lines=True), file.src_uri).errors
             errors += prose_guard.contradictions(self.root, file.src_uri, markdown, releases)
         if errors:
             return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)]
@@ -204,10 +212,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
         return self.linker.rewrite(expanded, page, plain=True).markdown
 
-    def _versioned(self, markdown: str, keep_lines: bool = False) -> str:
-        """The Markdown as this edition (torch release and Python) shows it."""
+    def _versioned(self, markdown: str, page: str, keep_lines: bool = False) -> str:
+        """The Markdown of `page` as this edition (torch release and Python) shows it."""
         render = versioned_prose.render_keeping_lines if keep_lines else versioned_prose.render
-        return render(markdown, self.release, self.python)
+        return render(markdown, self.release, self.python, where=f"{self.docs_dir}/{page}")
 
     def _quoted(self, markdown: str, page: str):
         return resolve_quotes(markdown, page, self._output_of)
@@ -258,7 +266,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if page.file.generated_by:
             return markdown
-        markdown = self._versioned(markdown)
+        markdown = self._versioned(markdown, page.file.src_uri)
         markdown = self._quoted(markdown, page.file.src_uri).markdown
         markdown = what_changed.what_changed_page(markdown, self.root, self.pages_in_reading_order, self.titles)
         if page.file.src_uri in self.chapters:

@@ -9,6 +9,9 @@
 `<!-- if python >= 3.13 -->` chooses by the Python the edition is built with.
 Operators: `<`, `<=`, `==`, `>=`, `>`; versions compare part by part. Use it only
 where a sentence would otherwise be wrong for one of the supported releases or Pythons.
+Conditions do not nest. A condition that cannot be read (`torch >= banana`), an `if`
+without its `end if`, or an `else` or `end if` without its `if` is an error naming
+the line: read loosely, it would show both branches.
 """
 
 from __future__ import annotations
@@ -17,12 +20,73 @@ import operator
 import re
 
 from handbook.environment import RECORDED_PYTHON, version_key
+from handbook.errors import InputError
 
 CONDITION = re.compile(
-    r"^<!-- if (?P<subject>torch|python) (?P<op><=|>=|==|<|>) (?P<version>[\d.]+) -->\n(?P<then>.*?)"
+    r"^<!-- if (?P<subject>torch|python) (?P<op><=|>=|==|<|>) (?P<version>\d+(?:\.\d+)*) -->\n(?P<then>.*?)"
     r"(?P<otherwise>^<!-- else -->\n(?P<else>.*?))?(?P<end>^<!-- end if -->\n?)",
     re.MULTILINE | re.DOTALL,
 )
+# A line that means to be one of the three, however misspelt (an ordinary comment does not start so).
+DIRECTIVE = re.compile(
+    r"^\s*<!--\s*(?:(?P<if>if)\s+(?:torch|python)\b|(?P<else>else)\s*-->|(?P<end>end\s*if)\b)", re.IGNORECASE
+)
+IF = re.compile(r"<!-- if (?:torch|python) (?:<=|>=|==|<|>) \d+(?:\.\d+)* -->")
+ELSE, END = "<!-- else -->", "<!-- end if -->"
+
+
+class VersionedProseError(InputError):
+    """A condition that cannot be read; `line` is 1-based."""
+
+    def __init__(self, where: str, line: int, problem: str):
+        super().__init__(f"{where}:{line}: {problem}")
+        self.line = line
+
+
+def check(markdown: str, where: str) -> None:
+    """Raise VersionedProseError for the first condition line that is not as the module
+    docstring writes them, or that does not pair up; `where` names the page."""
+    opened: int | None = None  # the line of the open `if`
+    seen_else = False
+    for number, line in enumerate(markdown.splitlines(), 1):
+        directive = DIRECTIVE.match(line)
+        if not directive:
+            continue
+        word = "if" if directive["if"] else "else" if directive["else"] else "end if"
+        problem = _misspelt(line, word) or _unpaired(word, opened, seen_else)
+        if problem:
+            raise VersionedProseError(where, number, problem)
+        if word == "if":
+            opened, seen_else = number, False
+        elif word == "else":
+            seen_else = True
+        else:
+            opened = None
+    if opened is not None:
+        raise VersionedProseError(where, opened, f"this 'if' has no '{END}' below it")
+
+
+def _misspelt(line: str, word: str) -> str | None:
+    # As CONDITION reads them: text may follow an `end if` on its line, nothing else may.
+    written = IF.fullmatch(line) if word == "if" else line == ELSE if word == "else" else line.startswith(END)
+    if written:
+        return None
+    return (
+        f"{line.strip()!r} is not a condition this page can use: write '<!-- if torch >= 2.14 -->' (or python; "
+        f"operators <, <=, ==, >=, >), '{ELSE}' and '{END}', each at the start of a line of its own"
+    )
+
+
+def _unpaired(word: str, opened: int | None, seen_else: bool) -> str | None:
+    if word == "if" and opened is not None:
+        return f"an 'if' inside the 'if' of line {opened}: conditions do not nest"
+    if word != "if" and opened is None:
+        return f"'<!-- {word} -->' without an 'if' above it"
+    if word == "else" and seen_else:
+        return f"a second '{ELSE}' for the 'if' of line {opened}"
+    return None
+
+
 OPERATORS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt}
 
 
@@ -32,13 +96,15 @@ def holds(match: re.Match, release: str, python: str) -> bool:
     return OPERATORS[match["op"]](version_key(actual, wanted.count(".") + 1), version_key(wanted))
 
 
-def render(markdown: str, release: str, python: str = RECORDED_PYTHON) -> str:
-    """The Markdown as the edition for `release`, built with `python`, shows it."""
+def render(markdown: str, release: str, python: str = RECORDED_PYTHON, where: str = "the page") -> str:
+    """The Markdown as the edition for `release`, built with `python`, shows it (`where` names it in errors)."""
+    check(markdown, where)
     return CONDITION.sub(lambda m: m["then"] if holds(m, release, python) else (m["else"] or ""), markdown)
 
 
-def render_keeping_lines(markdown: str, release: str, python: str = RECORDED_PYTHON) -> str:
+def render_keeping_lines(markdown: str, release: str, python: str = RECORDED_PYTHON, where: str = "the page") -> str:
     """Like `render`, with every line left out blanked, so that line numbers stay those of the source."""
+    check(markdown, where)
 
     def blank(text: str | None) -> str:
         return "\n" * (text or "").count("\n")

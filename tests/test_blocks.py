@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from handbook.execution.blocks import BlockError, scan_page
+from handbook.execution.blocks import BlockError, scan_docs, scan_page
+from handbook.tree_files import TreeError
 
 
 def test_blocks_know_their_origin_and_id(project):
@@ -126,4 +127,86 @@ def test_several_line_ranges_are_refused_for_an_executed_block(project):
     project.write("snippets/t/x.py", "a = 1\nb = 2\nc = 3\n")
     project.write("docs/p.md", '```python exec="on"\n--8<-- "snippets/t/x.py:1:1,3:3"\n```\n')
     with pytest.raises(BlockError, match="names several line ranges"):
+        scan_page(project.root, "docs", "p.md")
+
+
+OUTSIDE = "print('outside the repository')\n"
+
+
+@pytest.mark.parametrize(
+    "include, message",
+    [
+        ("../outside.py", "included file '../outside.py' is outside the repository"),
+        ("{outside}", "is outside the repository"),
+        ("snippets/../../outside.py", "is outside the repository"),
+    ],
+)
+def test_an_include_outside_the_repository_is_refused_before_anything_runs(project, include, message):
+    outside = project.root.parent / "outside.py"
+    outside.write_text(OUTSIDE)
+    project.write("docs/p.md", f'# P\n\n```python exec="on"\n--8<-- "{include.format(outside=outside)}"\n```\n')
+    with pytest.raises(TreeError, match=re.escape("docs/p.md:3 (block 1): included file ") + ".*" + message[-30:]):
+        scan_page(project.root, "docs", "p.md")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        '# P\n\n```text\n--8<-- "../outside.py"\n```\n',  # shown, not run: pymdownx.snippets still reads it
+        "# P\n\n--8<--\nsnippets/t/ok.py\n../outside.py\n--8<--\n",  # its block form
+        '# P\n\n```text\n--8<-- "snippets/t/nested.py"\n```\n',  # an include of an include
+    ],
+)
+def test_a_shown_include_outside_the_repository_is_refused(project, page):
+    (project.root.parent / "outside.py").write_text(OUTSIDE)
+    project.write("snippets/t/ok.py", "print(1)\n")
+    project.write("snippets/t/nested.py", '--8<-- "../outside.py"\n')
+    project.write("docs/p.md", page)
+    with pytest.raises(TreeError, match=r"included file '\.\./outside\.py' is outside the repository"):
+        scan_page(project.root, "docs", "p.md")
+
+
+def test_an_escaped_or_source_include_is_not_a_file(project):
+    project.write("docs/p.md", '# P\n\n```text\n;--8<-- "../outside.py"\n--8<-- "pytorch:c10/x.h#X"\n```\n')
+    assert scan_page(project.root, "docs", "p.md").blocks == ()
+
+
+@pytest.mark.parametrize("where", ["snippets/t/x.py", "snippets/t", "docs/linked.md", "recordings/torch-2.13.0"])
+def test_a_symlink_where_the_build_publishes_runs_or_writes_is_refused(project, where):
+    (project.root.parent / "passwd").write_text("root:x:0:0::/root:/bin/bash\n")
+    project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<-- "snippets/t/x.py"\n```\n')
+    link = project.root / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(project.root.parent / "passwd")
+    with pytest.raises(TreeError, match=re.escape(f"symbolic link(s) in the repository: {where};")):
+        scan_docs(project.root)
+
+
+def test_an_include_through_a_symlink_anywhere_is_refused(project):
+    (project.root.parent / "passwd").write_text("root:x:0:0::/root:/bin/bash\n")
+    (project.root / "elsewhere").symlink_to(project.root.parent / "passwd")
+    project.write("docs/p.md", '# P\n\n```text\n--8<-- "elsewhere"\n```\n')
+    with pytest.raises(TreeError, match=r"docs/p.md:4: included file 'elsewhere': elsewhere is a symbolic link"):
+        scan_page(project.root, "docs", "p.md")
+
+
+@pytest.mark.parametrize("block_id", ["../../../X", "a/b", ".hidden", "-x", "x" * 101, "a b"])
+def test_an_id_that_is_not_a_plain_name_is_refused(project, block_id):
+    project.write("docs/p.md", f'# P\n\n```python exec="on" id="{block_id}"\nprint(1)\n```\n')
+    with pytest.raises(BlockError, match=re.escape(f"docs/p.md:3 (block 1): block id {block_id!r} cannot name")):
+        scan_page(project.root, "docs", "p.md")
+
+
+def test_a_region_name_that_is_no_plain_name_is_refused_as_an_id(project):
+    project.write("snippets/t/x.py", "print(1)\n")
+    project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<-- "snippets/t/x.py:1:1"\n```\n')
+    assert scan_page(project.root, "docs", "p.md").blocks[0].id == "x-1:1"  # a line range: still a plain name
+
+
+@pytest.mark.parametrize("where", ["docs/p.md", "snippets/t/x.py"])
+def test_bytes_that_are_not_utf8_name_the_file(project, where):
+    project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<-- "snippets/t/x.py"\n```\n')
+    project.write("snippets/t/x.py", "print(1)\n")
+    (project.root / where).write_bytes(b"# caf\xe9\n" + (project.root / where).read_bytes())
+    with pytest.raises(TreeError, match=re.escape(where) + r": not UTF-8 text \(byte 0xe9 at offset 5\)"):
         scan_page(project.root, "docs", "p.md")

@@ -8,7 +8,7 @@ import pytest
 
 from handbook.environment import Environment
 from handbook.execution.blocks import Block, Page
-from handbook.execution.cache import ExecutionCache, cache_key
+from handbook.execution.cache import CacheError, ExecutionCache, cache_key, check_cache_root
 from handbook.execution.runner import BlockRun
 
 ENV = Environment("2.13.0+cpu", "abc", "3.11.7", "cpu")
@@ -113,3 +113,34 @@ def test_two_builds_in_one_tree_at_once_both_succeed_and_share_the_caches(projec
     assert len([e for e in entries if e.suffix == ".json"]) == 4 and not [e for e in entries if e.suffix == ".tmp"]
     again = project.build(HANDBOOK_EXECUTE="1")
     assert "executed 0 page(s)" in again.stderr  # every page from the cache the two builds wrote
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        {"output": None},
+        {"error": 7},
+        {"seconds": "fast"},
+        {"machine": []},
+        {"leftovers": "sh"},
+        {"unknown": 1},
+    ],
+)
+def test_an_entry_holding_values_of_the_wrong_kind_is_ignored(tmp_path: Path, corrupt):
+    cache = ExecutionCache(tmp_path)
+    key = cache_key(PAGE, ENV)
+    cache.store(key, [BlockRun("ok", "1", "", 0.1)])
+    path = next(tmp_path.rglob("*.json"))
+    entry = json.loads(path.read_text())
+    entry["runs"][0].update(corrupt)
+    path.write_text(json.dumps(entry))
+    assert cache.load(key, 1) is None
+
+
+@pytest.mark.parametrize("file", [".", "parent"])
+def test_a_cache_root_that_is_a_file_is_named(tmp_path: Path, file):
+    (tmp_path / "cache").write_text("a file\n")
+    root = tmp_path / "cache" if file == "." else tmp_path / "cache" / "handbook"
+    with pytest.raises(CacheError, match=f"{tmp_path / 'cache'}: the cache directory is not a directory"):
+        check_cache_root(root)
+    check_cache_root(tmp_path / "new" / "handbook")  # not there yet: made when first written

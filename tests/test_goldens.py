@@ -52,3 +52,28 @@ def test_goldens_killed_at_any_step_leaves_recordings_whole(project, point):
     updated = everything_under(project.root / "recordings")  # and nothing else: no stage is left
     assert updated.keys() == original.keys() - {"torch-2.13.0/demo/removed.txt"} | {"torch-2.13.0/demo/added.txt"}
     assert left == (updated if point == "swapped" else original)
+
+
+def test_goldens_refuse_a_symlinked_recording_and_write_nothing_through_it(project):
+    project.write("docs/demo.md", PAGE.format(changed='"first"', third="third"))
+    assert project.goldens().returncode == 0
+    system_file = project.root.parent / "system-file"
+    system_file.write_text("precious\n")
+    (recording,) = project.root.glob("recordings/torch-*/demo/changed.txt")
+    recording.unlink()
+    recording.symlink_to(system_file)
+    project.write("docs/demo.md", PAGE.format(changed='"second"', third="third"))
+    result = project.goldens()
+    assert result.returncode == 1
+    relative = recording.relative_to(project.root).as_posix()
+    assert f"error: symbolic link(s) in the repository: {relative};" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert system_file.read_text() == "precious\n"
+
+
+def test_goldens_refuse_an_id_that_leads_outside_the_recordings(project):
+    project.write("docs/demo.md", PAGE.format(changed='"first"', third="../../../X"))
+    result = project.goldens()
+    assert result.returncode == 1
+    assert "docs/demo.md:15 (block 3): block id '../../../X' cannot name a recording file" in result.stderr
+    assert not list(project.root.parent.rglob("X.txt"))

@@ -6,7 +6,14 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BASE = {"handbook", "handbook.environment", "handbook.fences", "handbook.versioned_prose"}
+BASE = {
+    "handbook",
+    "handbook.environment",
+    "handbook.errors",
+    "handbook.fences",
+    "handbook.tree_files",
+    "handbook.versioned_prose",
+}
 HALVES = ("handbook.execution", "handbook.sources")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -491,3 +492,121 @@ def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
     assert wrong.returncode != 0 and runs.read_text() == "xx"
     assert "ratio: measured 9.99x, which does not hold the claim between 0.5 and 2" in wrong.stderr
     assert "its page ran a second time in this build, fresh" in wrong.stderr
+
+
+def test_a_block_that_writes_a_page_and_edits_mkdocs_yml_fails_the_build_naming_both(recorded):
+    cached = sorted((recorded.root / ".cache").rglob("exec/*/*.json"))
+    injected, config = recorded.root / "docs/injected.md", recorded.root / "mkdocs.yml"
+    make(recorded, f"open({str(injected)!r}, 'w').write('# Injected')\nopen({str(config)!r}, 'a').write('# edited')")
+    result = recorded.build()
+    assert result.returncode != 0
+    assert "pages changed the repository while they ran" in result.stderr
+    assert "when docs/demo.md ended: docs/injected.md (added), mkdocs.yml (changed)" in result.stderr
+    assert sorted((recorded.root / ".cache").rglob("exec/*/*.json")) == cached  # nothing kept of that run
+    assert "Traceback" not in result.stderr
+
+
+def test_a_block_that_rewrites_its_own_recording_fails_the_build(recorded):
+    (recording,) = recorded.root.glob("recordings/torch-*/demo/shapes-body.txt")
+    make(recorded, f"print('new')\nopen({str(recording)!r}, 'w').write('strides: (3, 1)\\nnew\\n')")
+    result = recorded.build()
+    assert result.returncode != 0
+    assert f"when docs/demo.md ended: {recording.relative_to(recorded.root).as_posix()} (changed)" in result.stderr
+
+
+def test_a_snippet_linked_to_a_file_outside_is_refused_and_not_published(project):
+    make(project)
+    (project.root.parent / "passwd").write_text("root:x:0:0:secret:/root:/bin/bash\n")
+    (project.root / "snippets/demo/passwd.py").symlink_to(project.root.parent / "passwd")
+    project.write("docs/demo.md", PAGE + '\n```text\n--8<-- "snippets/demo/passwd.py"\n```\n')
+    result = project.build()
+    assert result.returncode != 0
+    assert "symbolic link(s) in the repository: snippets/demo/passwd.py;" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not any("secret" in path.read_text(errors="replace") for path in project.root.rglob("site/**/*.*"))
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0"])
+def test_a_timeout_that_would_switch_it_off_names_the_block(recorded, value):
+    recorded.write("docs/demo.md", with_body_option(f'timeout="{value}"'))
+    result = recorded.build()
+    assert result.returncode != 0
+    assert f"docs/demo.md:11 (block 2): timeout='{value}' is not a number of seconds (finite, above 0)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ({"DOCS_BLOCK_TIMEOUT": "nan"}, "DOCS_BLOCK_TIMEOUT='nan' is not a number of seconds (finite, above 0)"),
+        ({"DOCS_PAGE_MEMORY": "0K"}, "DOCS_PAGE_MEMORY='0K' is not a size such as 512M or 2G (above 0)"),
+    ],
+)
+def test_a_setting_that_would_switch_a_limit_off_fails_build_and_goldens_without_a_traceback(
+    recorded, setting, message
+):
+    (recorded.root / ".cache").rename(recorded.root / ".cache-of-goldens")  # so that the page runs
+    for result in (recorded.build(**setting), recorded.goldens(**setting)):
+        assert result.returncode != 0
+        assert message in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def _unterminated(project):
+    project.write("docs/other.md", "# Other\n\n```text\nnever closed\n")
+
+
+def _page_bytes(project):
+    (project.root / "docs/demo.md").write_bytes(PAGE.encode() + b"caf\xe9\n")
+
+
+def _snippet_bytes(project):
+    path = project.root / "snippets/demo/shapes.py"
+    path.write_bytes(path.read_bytes() + b"# caf\xe9\n")
+
+
+def _binary_recording(project):
+    next(project.root.glob("recordings/torch-*/demo/shapes-body.txt")).write_bytes(b"\x89PNG\r\n")
+
+
+def _directory_recording(project):
+    path = next(project.root.glob("recordings/torch-*/demo/shapes-body.txt"))
+    path.unlink()
+    path.mkdir()
+
+
+def _cache_a_file(project):
+    shutil.rmtree(project.root / ".cache")
+    (project.root / ".cache").write_text("not a directory\n")
+
+
+def _shown_include_outside(project):
+    (project.root.parent / "outside.txt").write_text("outside\n")
+    project.write("docs/demo.md", PAGE + '\n```text\n--8<-- "../outside.txt"\n```\n')
+
+
+def _banana(project):
+    project.write("docs/demo.md", PAGE + "\n<!-- if torch >= banana -->\nNew.\n<!-- end if -->\n")
+
+
+@pytest.mark.parametrize(
+    "breaking, message",
+    [
+        (_unterminated, "docs/other.md:3: the fence opened at line 3 is never closed"),
+        (_page_bytes, "docs/demo.md: not UTF-8 text (byte 0xe9 at offset"),
+        (_snippet_bytes, "docs/demo.md:7 (block 1): snippets/demo/shapes.py: not UTF-8 text (byte 0xe9 at offset"),
+        (_binary_recording, "/demo/shapes-body.txt: not UTF-8 text (byte 0x89 at offset 0)"),
+        (_directory_recording, "/demo/shapes-body.txt: not a file where a recording should be; remove it"),
+        (_cache_a_file, "/.cache: the cache directory is not a directory"),
+        (_shown_include_outside, "docs/demo.md:16: included file '../outside.txt' is outside the repository"),
+        (_banana, "docs/demo.md:15: '<!-- if torch >= banana -->' is not a condition this page can use"),
+    ],
+)
+def test_bad_input_is_a_message_naming_the_place_not_a_traceback(recorded, breaking, message):
+    before = recorded.recordings()
+    breaking(recorded)
+    result = recorded.build()
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    if breaking not in (_binary_recording, _directory_recording):
+        assert recorded.recordings() == before  # nothing lost

@@ -5,6 +5,7 @@ import pytest
 from handbook.environment import release_of
 from handbook.execution.blocks import Block, Page
 from handbook.execution.recordings import Recordings, recover_stage, staged, unified_diff
+from handbook.tree_files import TreeError
 
 
 def block(page="ch.md", id_="b", **options):
@@ -214,3 +215,44 @@ def test_a_recording_whose_only_change_is_a_measured_value_is_left_as_it_was(tmp
     assert path.read_text() == "ratio: 1.00x (measured; claim: > 0.5)\n"
     recordings.write(measured, "ratio: 1.42x (measured; claim: > 0.9)")
     assert path.read_text() == "ratio: 1.42x (measured; claim: > 0.9)\n"
+
+
+def test_recordings_remembered_before_pages_run_are_what_is_checked(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.write(block(), "recorded")
+    recordings.remember([Page("ch.md", (block(),))])
+    recordings.path(block()).write_text("rewritten by the block\n")
+    assert recordings.read(block()) == "recorded"
+
+
+def test_a_symlinked_recording_is_never_written_through(tmp_path: Path):
+    system_file = tmp_path / "system-file"
+    system_file.write_text("precious\n")
+    recordings = Recordings(tmp_path / "repo", "2.13.0")
+    recordings.write(block(id_="other"), "1")
+    recordings.path(block()).symlink_to(system_file)
+    with pytest.raises(TreeError, match=r"symbolic link\(s\) in the repository: recordings/torch-2.13.0/ch/b.txt"):
+        with staged(recordings) as stage:
+            stage.write(block(), "overwritten")
+    with pytest.raises(TreeError, match=r"recording 'recordings/torch-2.13.0/ch/b.txt': .* is a symbolic link"):
+        recordings.write(block(), "overwritten")
+    with pytest.raises(TreeError, match=r"recording 'recordings/torch-2.13.0/ch/b.txt': .* is a symbolic link"):
+        recordings.read(block())
+    assert system_file.read_text() == "precious\n"
+
+
+def test_a_binary_recording_names_its_file(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.path(block()).parent.mkdir(parents=True)
+    recordings.path(block()).write_bytes(b"\x89PNG\r\n\x1a\n")
+    with pytest.raises(TreeError, match=r"recordings/torch-2.13.0/ch/b.txt: not UTF-8 text \(byte 0x89 at offset 0\)"):
+        recordings.read(block())
+
+
+def test_a_directory_where_a_recording_should_be_names_it(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    recordings.path(block()).mkdir(parents=True)
+    with pytest.raises(TreeError, match="recordings/torch-2.13.0/ch/b.txt: not a file where a recording should be"):
+        recordings.read(block())
+    with pytest.raises(TreeError, match="recordings/torch-2.13.0/ch/b.txt: not a file where a recording should be"):
+        recordings.write(block(), "1")

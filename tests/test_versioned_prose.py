@@ -1,4 +1,8 @@
-from handbook.versioned_prose import render
+import re
+
+import pytest
+
+from handbook.versioned_prose import VersionedProseError, render, render_keeping_lines
 
 PAGE = "a\n<!-- if torch >= 2.14 -->\nnew\n<!-- else -->\nold\n<!-- end if -->\nb\n"
 
@@ -15,8 +19,6 @@ def test_without_else_and_with_exact_match():
 
 
 def test_keeping_lines_blanks_what_is_left_out():
-    from handbook.versioned_prose import render_keeping_lines
-
     assert render_keeping_lines(PAGE, "2.14.1") == "a\n\nnew\n\n\n\nb\n"
     assert render_keeping_lines(PAGE, "2.13.0") == "a\n\n\n\nold\n\nb\n"
     for release in ("2.13.0", "2.14.1"):
@@ -29,3 +31,27 @@ def test_branch_follows_the_python():
     assert render(page, "2.15.0", "3.13.0") == "gc\nlater\n"
     assert render(page, "2.15.0", "3.12") == "gc\nsooner\n"
     assert render(page, "2.15.0") == "gc\nsooner\n"  # the Python the recordings are made with
+
+
+@pytest.mark.parametrize(
+    "page, line, problem",
+    [
+        ("a\n<!-- if torch >= banana -->\nnew\n<!-- end if -->\n", 2, "is not a condition this page can use"),
+        ("a\n<!-- if torch >= 2.14 -->\nnew\n", 2, "this 'if' has no '<!-- end if -->' below it"),
+        ("a\n<!-- if torch >= 2.14 -->\nnew\n<!-- endif -->\n", 4, "is not a condition this page can use"),
+        ("<!--if torch>=2.14-->\nnew\n<!-- end if -->\n", 1, "is not a condition this page can use"),
+        ("  <!-- if python >= 3.13 -->\nnew\n<!-- end if -->\n", 1, "is not a condition this page can use"),
+        ("a\n<!-- else -->\nold\n<!-- end if -->\n", 2, "'<!-- else -->' without an 'if' above it"),
+        (PAGE.replace("new\n", "<!-- if torch < 3 -->\n"), 3, "an 'if' inside the 'if' of line 2"),
+        (PAGE.replace("old\n", "<!-- else -->\n"), 5, "a second '<!-- else -->' for the 'if' of line 2"),
+    ],
+)
+def test_a_condition_that_cannot_be_read_names_its_line_instead_of_showing_both_branches(page, line, problem):
+    for shown in (render, render_keeping_lines):
+        with pytest.raises(VersionedProseError, match=re.escape(f"docs/p.md:{line}: ") + ".*" + re.escape(problem)):
+            shown(page, "2.14.1", where="docs/p.md")
+
+
+def test_an_ordinary_comment_and_text_after_end_if_are_left_alone():
+    page = "<!-- if you read this, hello -->\n<!-- if torch >= 2.14 -->\nnew\n<!-- end if --> After.\n"
+    assert render(page, "2.14.1") == "<!-- if you read this, hello -->\nnew\n After.\n"

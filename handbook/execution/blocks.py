@@ -15,13 +15,18 @@ from pathlib import Path
 import markdown
 from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPreprocessor
 
+from handbook.errors import InputError
 from handbook.fences import FenceError, fences, prose_lines
+from handbook.tree_files import confined, read_text, refuse_links
 
 ATTR = re.compile(r"""(?P<key>[\w-]+)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+))""")
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
 REGION_MARK = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
 SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 EXECUTED_LANGUAGES = {"python", "py"}
+# A block id names its recording file: a plain name, never a path.
+SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}")
+SOURCE_EXCERPT = "pytorch:"  # `--8<-- "pytorch:..."` is a source excerpt (handbook.sources), not a file
 
 # The options an executed fence may carry. The engine's own are not shown as attributes.
 ENGINE_OPTIONS = {"timeout", "device", "memory", "predicts"}
@@ -39,7 +44,7 @@ UNSUPPORTED_OPTIONS = {
 }
 
 
-class BlockError(Exception):
+class BlockError(InputError):
     """A page whose blocks cannot be read: names the page and line."""
 
 
@@ -93,10 +98,7 @@ def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
     snippets = _snippets()
     parsed = snippets.parse_snippet_target(target) or {"path": target, "start": [], "end": [], "section": None}
     path_text = parsed["path"]
-    path = root / path_text
-    if not path.is_file():
-        raise BlockError(f"{where}: included file {path_text!r} does not exist")
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(included_file(root, path_text, where), f"{where}: {path_text}").splitlines()
     if parsed["section"]:
         region = parsed["section"]
         try:
@@ -134,6 +136,48 @@ def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
     return "\n".join(selected), path_text, first
 
 
+def included_file(root: Path, path_text: str, where: str) -> Path:
+    """The file an include names: inside the repository, reached through no link, and there."""
+    path = confined(root, path_text, f"{where}: included file")
+    if not path.is_file():
+        raise BlockError(f"{where}: included file {path_text!r} does not exist")
+    return path
+
+
+def include_targets(lines: list[str]) -> list[tuple[int, str]]:
+    """(line, path) of every file pymdownx.snippets includes from `lines`, by its own patterns:
+    `--8<-- "file"` lines and the lines between two bare `--8<--` lines; escaped (`;--8<--`)
+    and commented (`;file`) ones left out, as are source excerpts."""
+    found, block = [], False
+    for number, line in enumerate(lines, 1):
+        marker = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if marker and marker["escape"]:
+            continue
+        if marker and marker["block_marker"]:
+            block = not block
+            continue
+        if marker and not block:
+            target = marker["snippet"][1:-1].strip()
+        elif block and not marker:
+            target = line.strip()
+        else:
+            continue
+        if target and not target.startswith((";", SOURCE_EXCERPT)):
+            parsed = _snippets().parse_snippet_target(target)
+            found.append((number, parsed["path"] if parsed else target))
+    return found
+
+
+def check_includes(root: Path, lines: list[str], where: str, seen: frozenset[str] = frozenset()) -> None:
+    """Every include of `lines` (in any fence or in prose), and every include of the files
+    they include, names a file of the repository: pymdownx.snippets reads them all."""
+    for number, path_text in include_targets(lines):
+        path = included_file(root, path_text, f"{where}:{number}")
+        if path_text not in seen:
+            lines_included = read_text(path, f"{where}:{number}: {path_text}").splitlines()
+            check_includes(root, lines_included, path_text, seen | {path_text})
+
+
 def expand_includes(markdown: str, root: Path, where: str) -> str:
     """The Markdown with every snippet include line replaced by what it includes (as
     pymdownx.snippets does on the page), for readers of the source such as notebooks.
@@ -141,7 +185,7 @@ def expand_includes(markdown: str, root: Path, where: str) -> str:
     lines = []
     for number, line in enumerate(markdown.splitlines(), 1):
         include = INCLUDE.match(line)
-        if include and not include["target"].startswith("pytorch:"):
+        if include and not include["target"].startswith(SOURCE_EXCERPT):
             indent = line[: len(line) - len(line.lstrip())]
             code = read_region(root, include["target"], f"{where}:{number}")[0]
             lines += [indent + text if text else text for text in code.splitlines()]
@@ -153,7 +197,7 @@ def expand_includes(markdown: str, root: Path, where: str) -> str:
 def scan_page(root: Path, docs_dir: str, page: str) -> Page:
     """Return the executed blocks of `docs_dir/page`, in page order."""
     page_file = f"{docs_dir}/{page}"
-    lines = (root / page_file).read_text(encoding="utf-8").splitlines()
+    lines = read_text(root / page_file, page_file).splitlines()
     try:
         page_fences = fences(lines)
     except FenceError as error:
@@ -186,6 +230,11 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             origin_file, origin_line = page_file, fence_line + 1
             default_id = f"block-{len(blocks) + 1}"
         block_id = options.get("id") or default_id
+        if not SAFE_ID.fullmatch(block_id):
+            raise BlockError(
+                f"{where}: block id {block_id!r} cannot name a recording file: an id is up to 100 letters, digits, "
+                "'_', '-', '.' and ':', starting with a letter, digit or '_' (give the block an id=\"...\")"
+            )
         if block_id in seen_ids:
             raise BlockError(
                 f"{where}: block id {block_id!r} is used twice on {page_file} (also at line "
@@ -204,6 +253,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             options,
         )
         blocks.append(block)
+    check_includes(root, lines, page_file)  # those of text fences and prose, which pymdownx.snippets shows
     return Page(page, tuple(blocks))
 
 
@@ -234,6 +284,8 @@ def _region_id(target: str) -> str:
 
 
 def scan_docs(root: Path, docs_dir: str = "docs", only: set[str] | None = None) -> list[Page]:
+    """Every page's blocks; a link where the build publishes, runs or writes fails the scan first."""
+    refuse_links(root)
     base = root / docs_dir
     pages = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
     return [scan_page(root, docs_dir, page) for page in pages if only is None or page in only]

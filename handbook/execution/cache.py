@@ -3,8 +3,8 @@
 An entry is keyed by everything that can change a page's outputs: each block's code
 (includes already expanded), file, line and options; torch's version and commit,
 Python and device; and the source of the modules that run and normalise blocks.
-Only pages whose every block succeeded are stored. An entry that cannot be read is
-ignored and recomputed.
+Only pages whose every block succeeded are stored. An entry that cannot be read, or
+holds a value of the wrong kind (`"output": null`), is ignored and recomputed.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import importlib.util
 import json
 import os
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 
 from handbook.environment import Environment
+from handbook.errors import InputError
 from handbook.execution.blocks import Page
 from handbook.execution.runner import BlockRun
 from handbook.execution.status import Status
@@ -60,6 +62,35 @@ def cache_key(page: Page, environment: Environment) -> str:
 CACHE_DIR_VARIABLES = {"TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "HANDBOOK_COMPILE_LOCK"}
 
 
+class CacheError(InputError):
+    """A cache directory the build cannot use."""
+
+
+def check_cache_root(directory: Path) -> None:
+    """The cache root is a directory, or can become one."""
+    for path in (directory, *directory.parents):
+        if path.exists() and not path.is_dir():
+            raise CacheError(
+                f"{path}: the cache directory is not a directory (HANDBOOK_CACHE_DIR, default .cache/handbook): "
+                "remove it, or set HANDBOOK_CACHE_DIR to a directory"
+            )
+        if path.exists():
+            return
+
+
+# What each field of a stored run must be; an entry holding anything else is corrupt.
+RUN_FIELD_TYPES = {"output": str, "error": str, "seconds": (int, float), "machine": dict, "leftovers": list}
+
+
+def _run(entry: dict) -> BlockRun:
+    """One stored run; TypeError for an entry of the wrong shape."""
+    known = {field.name for field in fields(BlockRun)}
+    wrong = [name for name, kind in RUN_FIELD_TYPES.items() if name in entry and not isinstance(entry[name], kind)]
+    if not isinstance(entry, dict) or wrong or set(entry) - known:
+        raise TypeError(f"corrupt cache entry: {wrong}")
+    return BlockRun(**{**entry, "status": Status(entry["status"])})
+
+
 class ExecutionCache:
     def __init__(self, directory: Path, enabled: bool = True):
         self.directory = directory
@@ -73,7 +104,7 @@ class ExecutionCache:
             return None
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            runs = [BlockRun(**{**entry, "status": Status(entry["status"])}) for entry in data["runs"]]
+            runs = [_run(entry) for entry in data["runs"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing or corrupt: recompute
         if len(runs) != blocks or any(run.status not in {Status.OK, Status.SKIPPED} for run in runs):

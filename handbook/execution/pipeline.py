@@ -18,12 +18,13 @@ from pathlib import Path
 from handbook.environment import Environment, Machine, gpu_possible, installed_torch, this_platform
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
-from handbook.execution.cache import ExecutionCache, cache_key, write_atomically
+from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root, write_atomically
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
 from handbook.execution.runner import BlockJob, BlockRun, PageJob
 from handbook.execution.status import Status
+from handbook.execution.tree_guard import TreeGuard
 
 CACHE_DIR = ".cache/handbook"
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
@@ -154,45 +155,37 @@ def run_site(
     cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
     timings = PageTimings(cache.directory.parent / "page-seconds.json")
-    runs: dict[str, list[BlockRun]] = {}
-    keys: dict[str, str] = {}
-    to_run: list[PageJob] = []
-    for page in selected:
-        keys[page.path] = cache_key(page, env)
-        cached = cache.load(keys[page.path], len(page.blocks))
-        if cached is not None:
-            runs[page.path] = [
-                BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds, r.machine)
-                for r in cached
-            ]
-        else:
-            to_run.append(_job(page, cuda))
+    own = Recordings(root, env.release, python=env.python, platform=this_platform())
+    recordings, compared_with = _recordings_to_check(own, selected)
+    guard = TreeGuard(root)
+    keys = {page.path: cache_key(page, env) for page in selected}
+    runs, to_run = _cached_runs(selected, cache, keys, cuda)
 
     def finished(page_path: str, page_runs: list[BlockRun]) -> None:
         for run in page_runs:
             run.output = normalise(run.output, root)
             run.error = normalise(run.error, root)
-        cache.store(keys[page_path], page_runs)
+        unfinished.discard(page_path)
+        if guard.unchanged(page_path, sorted(unfinished)):  # nothing is kept from a run that changed the tree
+            cache.store(keys[page_path], page_runs)
         runs[page_path] = page_runs
         timings.update(page_path, sum(run.seconds for run in page_runs))
 
     # Longest pages first: with one worker per core, the build ends when the slowest page does.
     to_run.sort(key=timings.expected, reverse=True)
+    unfinished = {job.page for job in to_run}  # the pages that may be running, should the tree change
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    release = env.release
-    recordings = Recordings(root, release, python=env.python, platform=this_platform())
+    guard.raise_if_changed([job.page for job in to_run])
     site = SiteRun(
         env,
         pages,
         executed_pages=[job.page for job in to_run],
-        python_recorded=recordings.has_overlay,
-        platform=recordings.platform,
-        platform_recorded=recordings.has_platform,
+        compared_with=compared_with,
+        python_recorded=own.has_overlay,
+        platform=own.platform,
+        platform_recorded=own.has_platform,
     )
-    if not recordings.exists and nearest_release(root, release):
-        site.compared_with = nearest_release(root, release)
-        recordings = Recordings(root, site.compared_with, python=env.python, platform=recordings.platform)
 
     def check_pages(checked: list[Page]) -> None:
         for page in checked:
@@ -211,8 +204,10 @@ def run_site(
         if not site.compared_with and any(result.worth_running_again for result in site.results[page.path])
     ]
     if again:
+        unfinished.update(page.path for page in again)
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
         timings.save()
+        guard.raise_if_changed([page.path for page in again])
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
         check_pages(again)
         for page in again:
@@ -222,6 +217,36 @@ def run_site(
         site.stale = [recordings.relative(path) for path in recordings.stale(pages)]
     site.seconds = time.perf_counter() - started
     return site
+
+
+def _cached_runs(
+    pages: list[Page], cache: ExecutionCache, keys: dict[str, str], cuda: bool
+) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
+    """The runs of the pages the cache holds, and the jobs of those it does not."""
+    runs: dict[str, list[BlockRun]] = {}
+    to_run: list[PageJob] = []
+    for page in pages:
+        cached = cache.load(keys[page.path], len(page.blocks))
+        if cached is not None:
+            runs[page.path] = [
+                BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds, r.machine)
+                for r in cached
+            ]
+        else:
+            to_run.append(_job(page, cuda))
+    return runs, to_run
+
+
+def _recordings_to_check(own: Recordings, pages: list[Page]) -> tuple[Recordings, str | None]:
+    """The recordings `pages` are checked against, read before any page runs (a block that
+    rewrote its own recording would otherwise pass): this release's, or where it has none,
+    the nearest release's, which is named."""
+    recordings, compared_with = own, None
+    if not own.exists and nearest_release(own.root, own.release):
+        compared_with = nearest_release(own.root, own.release)
+        recordings = Recordings(own.root, compared_with, python=own.python, platform=own.platform)
+    recordings.remember(pages)
+    return recordings, compared_with
 
 
 def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> BlockResult:
@@ -332,5 +357,6 @@ def execute(
     pages = scan_docs(root, docs_dir, only)
     if os.environ.get("HANDBOOK_EXECUTE", "1") == "0":
         return recorded_site(root, pages)
+    check_cache_root(cache_root(root))
     prepare_page_processes(root)
     return run_site(root, pages, ExecutionCache(cache_root(root) / "exec", cache_enabled), workers=workers, only=only)

@@ -34,6 +34,7 @@ from pathlib import Path
 from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, SUPPORTED_PYTHONS, python_minor, version_key
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
+from handbook.tree_files import TreeError, confined_path, links_in, read_text
 
 PROVENANCE_END = "--- output ---"
 ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
@@ -162,6 +163,7 @@ class Recordings:
         self.directory = directory or self.home  # where files are read and written: home, or a stage of it
         self.python = python_minor(python)
         self.platform = platform
+        self._remembered: dict[tuple[str, str, str], str | None] = {}  # see `remember`
 
     def relative(self, path: Path) -> str:
         """Repository-relative, where the file is (or will be, once its stage is swapped in)."""
@@ -224,11 +226,30 @@ class Recordings:
         own = self.platform_path(block)
         return own if own is not None and own.is_file() else self.python_or_shared_path(block)
 
+    def remember(self, pages: list[Page]) -> None:
+        """Read the recordings of `pages` now, and answer `read` from what was read: pages that
+        run afterwards are checked against their recordings as they were before anything ran."""
+        for page in pages:
+            for block in page.blocks:
+                self._remembered[_key(block)] = self._read_file(self.path(block))
+
     def read(self, block: Block) -> str | None:
-        path = self.path(block)
-        if not path.is_file():
+        if _key(block) in self._remembered:
+            return self._remembered[_key(block)]
+        return self._read_file(self.path(block))
+
+    def _read_file(self, path: Path) -> str | None:
+        text = self._text(path)
+        return None if text is None else text.rstrip("\n")
+
+    def _text(self, path: Path) -> str | None:
+        """A recording file's text (None where there is none), read inside the tree and through no link."""
+        confined_path(self.root, path, "recording")
+        if not path.exists():
             return None
-        return path.read_text(encoding="utf-8").rstrip("\n")
+        if not path.is_file():
+            raise TreeError(f"{self.relative(path)}: not a file where a recording should be; remove it")
+        return read_text(path, self.relative(path))
 
     def read_gpu(self, block: Block) -> GpuRecording | None:
         text = self.read(block)
@@ -243,7 +264,7 @@ class Recordings:
     def outputs(self) -> dict[tuple[str, str], str]:
         """Every shared recorded output by (page, file name), e.g. ("setup.md", "version-version.txt")."""
         return {
-            (path.parent.relative_to(self.directory).as_posix() + ".md", path.name): path.read_text(encoding="utf-8")
+            (path.parent.relative_to(self.directory).as_posix() + ".md", path.name): self._text(path) or ""
             for path in self.all_files()
         }
 
@@ -258,18 +279,16 @@ class Recordings:
         for overlay in (self.overlay, self.platform_overlay):
             if overlay is not None:
                 files.update({path.name: path for path in (overlay / page.removesuffix(".md")).glob("*.txt")})
-        return [files[name].read_text(encoding="utf-8") for name in sorted(files)]
+        return [self._text(files[name]) or "" for name in sorted(files)]
 
     def anchors(self) -> dict[str, str]:
         """Source link target -> its recorded lines (`first-last`, or `file` for a path-only link)."""
-        path = self.directory / ANCHORS
-        if not path.is_file():
-            return {}
-        return dict(line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line)
+        text = self._text(self.directory / ANCHORS) or ""
+        return dict(line.split("\t", 1) for line in text.splitlines() if "\t" in line)
 
     def write_anchors(self, anchors: dict[str, str]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        (self.directory / ANCHORS).write_text(
+        self._writable(self.directory / ANCHORS).write_text(
             "".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())), encoding="utf-8"
         )
 
@@ -311,15 +330,16 @@ class Recordings:
             text = f"{head}{PROVENANCE_END}\n{output}"
         base = self.shared_path(block) if self.platform_overlay is None else self.python_or_shared_path(block)
         path = self.platform_path(block) or self.overlay_path(block) or base
+        self._remembered.pop(_key(block), None)
         if path != base:
-            if base.is_file() and masked(base.read_text(encoding="utf-8")) == masked(text + "\n"):
-                if path.is_file():
+            if (recorded := self._text(base)) is not None and masked(recorded) == masked(text + "\n"):
+                if self._text(path) is not None:
                     self.remove(path)
                 return None
-        if path.is_file() and masked(path.read_text(encoding="utf-8")) == masked(text + "\n"):
+        if (recorded := self._text(path)) is not None and masked(recorded) == masked(text + "\n"):
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text + "\n", encoding="utf-8")
+        self._writable(path).write_text(text + "\n", encoding="utf-8")
         _fault_point("writing")
         return path
 
@@ -343,20 +363,31 @@ class Recordings:
         """Say that this Python's outputs were recorded, and with which patch release, even where none differs."""
         if self.overlay is not None:
             self.overlay.mkdir(parents=True, exist_ok=True)
-            (self.overlay / OVERLAY_MARK).write_text(python_version + "\n", encoding="utf-8")
+            self._writable(self.overlay / OVERLAY_MARK).write_text(python_version + "\n", encoding="utf-8")
 
     def mark_platform(self) -> None:
         """Say that this platform's outputs were recorded, even where none differs."""
         if self.platform_overlay is not None:
             self.platform_overlay.mkdir(parents=True, exist_ok=True)
-            (self.platform_overlay / PLATFORM_MARK).write_text(self.platform + "\n", encoding="utf-8")
+            self._writable(self.platform_overlay / PLATFORM_MARK).write_text(self.platform + "\n", encoding="utf-8")
+
+    def _writable(self, path: Path) -> Path:
+        """`path`, to be written: inside the tree, through no link, and no directory."""
+        confined_path(self.root, path, "recording")
+        if path.is_dir():
+            raise TreeError(f"{self.relative(path)}: a directory where a recording should be; remove it")
+        return path
 
     def remove(self, path: Path) -> None:
-        path.unlink()
+        self._writable(path).unlink()
         for parent in path.parents:
             if parent == self.directory or not parent.is_dir() or any(parent.iterdir()):
                 break
             parent.rmdir()
+
+
+def _key(block: Block) -> tuple[str, str, str]:
+    return block.page, block.id, block.device
 
 
 def _recorded(overlay: Path | None) -> bool:
@@ -408,6 +439,9 @@ def staged(recordings: Recordings) -> Iterator[Recordings]:
     home = recordings.home
     new, old = _stage_paths(home)
     recover_stage(home)
+    links = links_in(recordings.root)
+    if links:  # copied as links, they would be written through
+        raise TreeError(f"no recording was changed: symbolic link(s) in the repository: {', '.join(links)}")
     if home.is_dir():
         shutil.copytree(home, new, symlinks=True)
     else:

@@ -124,8 +124,8 @@ def _seconds(text: str, name: str) -> float:
         seconds = float(text)
     except ValueError:
         seconds = 0.0
-    if seconds <= 0:
-        raise SettingError(f"{name}={text!r} is not a number of seconds")
+    if not 0 < seconds < float("inf"):  # also false for nan: nan and inf would switch the timeout off
+        raise SettingError(f"{name}={text!r} is not a number of seconds (finite, above 0)")
     return seconds
 
 
@@ -135,9 +135,10 @@ SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT])(?:i?B)?", re.IGNORECASE)
 def parse_size(text: str, name: str) -> int:
     """`512M`, `2G`, `1.5GiB` -> bytes (powers of 1024)."""
     match = SIZE.fullmatch(text.strip())
-    if not match:
-        raise SettingError(f"{name}={text!r} is not a size such as 512M or 2G")
-    return int(float(match[1]) * 1024 ** ("KMGT".index(match[2].upper()) + 1))
+    size = int(float(match[1]) * 1024 ** ("KMGT".index(match[2].upper()) + 1)) if match else 0
+    if size <= 0:
+        raise SettingError(f"{name}={text!r} is not a size such as 512M or 2G (above 0)")
+    return size
 
 
 def _size(size: int) -> str:

@@ -16,6 +16,7 @@ from handbook import versioned_prose
 from handbook.fences import prose_lines
 from handbook.sources.symbols import Span, find
 from handbook.sources.tree import SourceError, SourceTree
+from handbook.tree_files import read_text
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
@@ -199,7 +200,8 @@ def source_anchors(root: Path, docs_dir: str = "docs") -> SourceAnchors:
     linker = SourceLinker(SourceTree(root))
     found = SourceAnchors({}, [])
     for path in sorted((root / docs_dir).rglob("*.md")):
-        markdown = versioned_prose.render(path.read_text(encoding="utf-8"), linker.tree.identity.release)
+        shown = path.relative_to(root).as_posix()
+        markdown = versioned_prose.render(read_text(path, shown), linker.tree.identity.release, where=shown)
         links = linker.rewrite(markdown, path.relative_to(root / docs_dir).as_posix())
         found.errors += links.errors
         for citation in links.citations:
