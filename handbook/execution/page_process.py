@@ -1,7 +1,7 @@
 """The inside of one page's process: runs its blocks in order, in one namespace.
 
-This module runs in a child forked from a server that has already imported torch
-(see `preload.py`), so a page pays no import. It reports to the parent through a
+This module runs in a child forked by the build's zygote, which has already imported
+torch (see `zygote.py`, `preload.py`), so a page pays no import. It reports to the parent through a
 pipe: ("machine", what it runs on) first (see `this_machine`), ("start", i,
 capture_path) before block i, ("done", i, status, error,
 seconds, spawned) after it (`spawned`: pids of the processes first seen running
@@ -19,7 +19,6 @@ import ctypes
 import io
 import os
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -131,14 +130,16 @@ def this_machine() -> dict:
     }
 
 
-def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_path: list[str]) -> None:
-    """Run `blocks` (dicts with code, file, line, run) and report each through `conn`.
+def run_page(
+    conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_root: str, search_path: list[str]
+) -> None:
+    """Run `blocks` (dicts with code, file, line, run) in `work_dir` and report each through `conn`.
 
     `search_path` replaces `sys.path`: what a page prints must not depend on how the
     build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
     processes.become_subreaper()  # and so that what it started cannot leave its tree
-    os.chdir(tempfile.mkdtemp(prefix="page-"))
+    os.chdir(work_dir)
     sys.path[:] = search_path
     _unbuffered_c_stdio()
     _python_streams()
