@@ -281,11 +281,26 @@ def _handle(state: _Running, message: tuple) -> None:
         state.started_by.update((pid, index) for pid in spawned)
         state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine)
         state.current = None
+    elif kind == "late":
+        for index, characters in message[1]:
+            _held_back(state, index, characters)
     elif kind == "leftovers":
         for index, command in message[1]:
             state.runs[index].leftovers.append(command)
     elif kind == "finished":
         state.finished = True
+
+
+def _held_back(state: _Running, index: int, characters: int) -> None:
+    """Threads block `index` started printed after it ended: not recorded anywhere, and the block fails."""
+    run = state.runs[index]
+    if run.status != Status.OK:
+        return
+    error = (
+        f"{characters} character(s) that threads it started printed after it ended were not recorded, in this "
+        "block or the one running then; join the threads before the block ends"
+    )
+    state.runs[index] = BlockRun(Status.LATE_OUTPUT, run.output, error, run.seconds, run.machine, run.leftovers)
 
 
 def _fail(state: _Running, status: Status, error: str) -> None:
