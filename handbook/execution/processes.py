@@ -104,6 +104,7 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
     """SIGKILL each still-running process (a reused pid is left alone); return those killed,
     once each is dead or a zombie, or `wait` seconds have passed."""
     killed, dying = [], []
+    _signal_groups(processes, signal.SIGKILL)  # a stopped re-forker's group holds its live child
     for process in processes:
         command = command_line(process)  # before it dies: a zombie has no command line
         try:
@@ -119,19 +120,39 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
 
 
 def freeze(pid: int, wait: float = 2.0) -> None:
-    """SIGSTOP every descendant of `pid`, again until all are stopped: a stopped process forks
-    no more, so a process that re-forks faster than a kill round ends cannot outrun this."""
+    """SIGSTOP every descendant of `pid`, and its process group, again until all are stopped.
+
+    A stopped process forks no more. A process that re-forks faster than the tree can be
+    listed is gone, replaced by its child, before it is signalled; its group (a daemon's
+    own, after setsid) is the same for its child, and stopping the group stops the child.
+    The caller's own group is signalled process by process, or it would stop itself."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         running = [process for process in descendants(pid) if not _stopped(process)]
         if not running:
             return
+        _signal_groups(running, signal.SIGSTOP)
         for process in running:
             try:
                 process.suspend()
             except psutil.Error:
                 pass
-        time.sleep(0.001)  # a signal is delivered when its target next runs
+
+
+def _signal_groups(found: list[psutil.Process], signal_number: int) -> None:
+    own = os.getpgid(0)
+    for group in {_group(process) for process in found} - {own, None}:
+        try:
+            os.killpg(group, signal_number)
+        except OSError:
+            pass
+
+
+def _group(process: psutil.Process) -> int | None:
+    try:
+        return os.getpgid(process.pid)
+    except OSError:
+        return None
 
 
 def _stopped(process: psutil.Process) -> bool:

@@ -47,7 +47,10 @@ def main(fd: int) -> None:
             os.read(wake_read, 4096)
         _report_exits(engine, pages)
         if engine in ready:
-            message, fds, _, _ = socket.recv_fds(engine, len(REQUEST), 1)
+            try:
+                message, fds, _, _ = socket.recv_fds(engine, len(REQUEST), 1)
+            except OSError:  # ECONNRESET: the engine went with a message unread
+                message, fds = b"", []
             if not message or not fds:
                 break  # the engine is gone
             pid = _fork_page(fds[0], [engine.fileno(), wake_read, wake_write])
