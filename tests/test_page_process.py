@@ -27,7 +27,10 @@ def test_what_a_thread_prints_after_its_block_ended_is_not_the_next_blocks_outpu
 
 
 def test_a_thread_joined_before_its_block_ends_is_recorded_with_it():
-    joined = "import threading\nthread = threading.Thread(target=print, args=('from a thread',))\nthread.start()\nthread.join()"
+    joined = (
+        "import threading\nthread = threading.Thread(target=print, args=('from a thread',))\n"
+        "thread.start()\nthread.join()"
+    )
     (run_,) = run(joined)
     assert run_.status == "ok" and run_.output == "from a thread\n"
 

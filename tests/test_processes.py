@@ -6,7 +6,6 @@ import json
 import os
 import random
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from handbook.execution.processes import descendants, end_descendants
 from handbook.execution.runner import BlockJob, PageJob, run_pages
+
 REPO = Path(__file__).resolve().parent.parent
 
 PAGE = """

@@ -288,7 +288,9 @@ def test_a_page_memory_of_zero_is_refused(monkeypatch):
 
 @pytest.mark.parametrize("ending", ["ends", "times out"])
 def test_a_page_working_directory_is_removed_when_the_page_ends(ending):
-    code = "import os\nwith open('kept.bin', 'wb') as kept:\n    kept.write(b'x' * 2**20)\nprint(os.getcwd(), flush=True)"
+    code = (
+        "import os\nwith open('kept.bin', 'wb') as kept:\n    kept.write(b'x' * 2**20)\nprint(os.getcwd(), flush=True)"
+    )
     runs = run(code + ("\nimport time\ntime.sleep(30)" if ending == "times out" else ""), timeout=2)
     assert runs[0].status == ("ok" if ending == "ends" else "timeout")
     directory = runs[0].output.split()[0]

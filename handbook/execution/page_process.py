@@ -165,7 +165,7 @@ def _python_streams(late: LateOutput) -> None:
     """Unbuffered text streams on fds 1 and 2 keep stdout and stderr in order."""
     _RoutedStream.late = late
     sys.stdout, sys.stderr = (
-        _RoutedStream(open(fd, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True)
+        _RoutedStream(open(fd, "wb", buffering=0, closefd=False), "utf-8", "replace", write_through=True)
         for fd in (1, 2)
     )
 
@@ -198,9 +198,7 @@ def _out_of_descriptors(error: OSError, conn) -> str:
     )
 
 
-def run_page(
-    conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_root: str, search_path: list[str]
-) -> None:
+def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_root: str, search_path: list[str]) -> None:
     """Run `blocks` (dicts with code, file, line, run) in `work_dir` and report each through `conn`.
 
     `search_path` replaces `sys.path`: what a page prints must not depend on how the

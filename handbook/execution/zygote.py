@@ -107,7 +107,8 @@ class Zygote:
 
     def __init__(self) -> None:
         self.socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        code = f"import sys; sys.path[:] = {sys.path!r}; from handbook.execution.zygote import main; main({theirs.fileno()})"
+        start = f"from handbook.execution.zygote import main; main({theirs.fileno()})"
+        code = f"import sys; sys.path[:] = {sys.path!r}; {start}"  # the engine's path: its handbook
         self.process = subprocess.Popen(
             [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
         )
