@@ -1,4 +1,4 @@
-"""The runner in-process: one fork server for the whole module."""
+"""The runner in-process: one zygote for the whole module."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from handbook.execution import runner
@@ -262,3 +264,74 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
     launch("git", "commit", "-q", "--allow-empty", "-m", "start")
     launch(str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", "2.13")
     assert project.recordings() == recorded
+
+
+def test_memory_shared_between_forks_is_counted_once(monkeypatch):
+    """Six idle forks of a page share torch's pages with it: their resident memory sums to more
+    than 1 GiB, what they hold together (PSS) is a fraction of that."""
+    monkeypatch.setenv("DOCS_PAGE_MEMORY", "1G")
+    forks = (
+        "import os, time\nchildren = []\nfor _ in range(6):\n    pid = os.fork()\n    if pid == 0:\n"
+        "        time.sleep(2)\n        os._exit(0)\n    children.append(pid)\ntime.sleep(1)\n"
+        "for pid in children:\n    os.waitpid(pid, 0)\nprint('six forks ended')"
+    )
+    runs = run(forks)
+    assert runs[0].status == "ok", runs[0].error
+    assert runs[0].output == "six forks ended\n"
+
+
+def test_a_page_memory_of_zero_is_refused(monkeypatch):
+    monkeypatch.setenv("DOCS_PAGE_MEMORY", "0K")
+    with pytest.raises(SettingError, match="DOCS_PAGE_MEMORY='0K' is not a size"):
+        limits()
+
+
+@pytest.mark.parametrize("ending", ["ends", "times out"])
+def test_a_page_working_directory_is_removed_when_the_page_ends(ending):
+    code = (
+        "import os\nwith open('kept.bin', 'wb') as kept:\n    kept.write(b'x' * 2**20)\nprint(os.getcwd(), flush=True)"
+    )
+    runs = run(code + ("\nimport time\ntime.sleep(30)" if ending == "times out" else ""), timeout=2)
+    assert runs[0].status == ("ok" if ending == "ends" else "timeout")
+    directory = runs[0].output.split()[0]
+    assert os.path.basename(directory).startswith("page-") and not os.path.exists(directory)
+
+
+def test_a_block_that_closes_the_page_pipe_fails_at_once_and_names_it():
+    """The block closes every file descriptor it inherited, the page's pipe to the build with them,
+    and runs on: the build does not wait for it (nor past its timeout), and says what happened."""
+    started = time.monotonic()
+    runs = run("import os, time\nos.closerange(3, 65536)\ntime.sleep(30)", "print('never')", timeout=20)
+    assert time.monotonic() - started < 10
+    assert runs[0].status == "crashed" and "closed the page process's pipe to the build" in runs[0].error
+    assert runs[1].status == "not-run"
+
+
+DATASET = """
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Squares(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, index):
+        return torch.tensor(index * index)
+
+loader = DataLoader(Squares(), batch_size=2, num_workers=2)
+"""
+
+
+def test_a_page_can_run_a_data_loader_with_worker_processes():
+    runs = run(DATASET + "for batch in loader:\n    print(batch.tolist())")
+    assert runs[0].status == "ok", runs[0].error + runs[0].output
+    assert runs[0].output == "[0, 1]\n[4, 9]\n[16, 25]\n"
+    assert runs[0].leftovers == []
+
+
+def test_data_loader_workers_left_running_are_killed_with_the_page_and_named():
+    runs = run(DATASET + "batches = iter(loader)\nprint(next(batches).tolist())\nimport os\nprint(os.getpid())")
+    assert runs[0].status == "ok", runs[0].error + runs[0].output
+    page = int(runs[0].output.split()[-1])
+    assert len(runs[0].leftovers) == 2
+    assert not psutil.pid_exists(page) or psutil.Process(page).status() == psutil.STATUS_ZOMBIE

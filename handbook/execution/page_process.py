@@ -1,12 +1,14 @@
 """The inside of one page's process: runs its blocks in order, in one namespace.
 
-This module runs in a child forked from a server that has already imported torch
-(see `preload.py`), so a page pays no import. It reports to the parent through a
+This module runs in a child forked by the build's zygote, which has already imported
+torch (see `zygote.py`, `preload.py`), so a page pays no import. It reports to the parent through a
 pipe: ("machine", what it runs on) first (see `this_machine`), ("start", i,
 capture_path) before block i, ("done", i, status, error,
 seconds, spawned) after it (`spawned`: pids of the processes first seen running
-after block i), ("leftovers", [(i, command line), ...]) for the processes still
-running when the page ends, which it has killed, and ("finished",) at the end.
+after block i), ("late", [(i, characters), ...]) for what threads block i started
+printed after it ended (held back, see `LateOutput`), ("leftovers", [(i, command
+line), ...]) for the processes still running when the page ends, which it has
+killed, and ("finished",) at the end.
 Output goes to the capture file at the file-descriptor level, so C++ and logging
 output is caught too; the parent reads the file, which survives a crash or a kill.
 """
@@ -18,10 +20,12 @@ import builtins
 import ctypes
 import io
 import os
+import resource
 import sys
-import tempfile
+import threading
 import time
 import traceback
+import weakref
 from pathlib import Path
 
 from handbook.execution import processes
@@ -49,16 +53,6 @@ def _unbuffered_c_stdio() -> None:
             libc.setvbuf(stream, None, 2, 0)  # _IONBF
     except (OSError, ValueError):
         pass
-
-
-def _python_streams() -> None:
-    """Unbuffered text streams on fds 1 and 2 keep stdout and stderr in order."""
-    sys.stdout = io.TextIOWrapper(
-        open(1, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True
-    )
-    sys.stderr = io.TextIOWrapper(
-        open(2, "wb", buffering=0, closefd=False), encoding="utf-8", errors="replace", write_through=True
-    )
 
 
 # The state every page starts in, as code: run here, and shown as a chapter notebook's first cell.
@@ -131,17 +125,91 @@ def this_machine() -> dict:
     }
 
 
-def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_path: list[str]) -> None:
-    """Run `blocks` (dicts with code, file, line, run) and report each through `conn`.
+class LateOutput:
+    """Which block started each thread, so that what a thread prints after its block ended is held
+    back rather than recorded as the output of the block running then (Python's sys.stdout and
+    sys.stderr only: a thread writing to fd 1 or 2 itself cannot be told apart)."""
+
+    def __init__(self) -> None:
+        self.owners: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()
+        self.current: int | None = None
+        self.before: set[threading.Thread] = set()
+        self.held: dict[int, int] = {}  # block -> characters its threads printed after it ended
+
+    def block_started(self, index: int) -> None:
+        self.current, self.before = index, set(threading.enumerate())
+
+    def block_ended(self, index: int) -> None:
+        for thread in threading.enumerate():
+            if thread not in self.before:
+                self.owners.setdefault(thread, index)
+        self.current = None
+
+    def holds(self, text: str) -> bool:
+        """True if `text` is a late write (then it is counted, not written)."""
+        owner = self.owners.get(threading.current_thread())
+        if owner is None or owner == self.current:
+            return False
+        self.held[owner] = self.held.get(owner, 0) + len(text)
+        return True
+
+
+class _RoutedStream(io.TextIOWrapper):
+    late: LateOutput
+
+    def write(self, text: str) -> int:
+        return len(text) if self.late.holds(text) else super().write(text)
+
+
+def _python_streams(late: LateOutput) -> None:
+    """Unbuffered text streams on fds 1 and 2 keep stdout and stderr in order."""
+    _RoutedStream.late = late
+    sys.stdout, sys.stderr = (
+        _RoutedStream(open(fd, "wb", buffering=0, closefd=False), "utf-8", "replace", write_through=True)
+        for fd in (1, 2)
+    )
+
+
+def _run_block(block: dict, namespace: dict, repo_root: str) -> tuple[Status, str]:
+    try:
+        exec(compile_block(block["code"], os.path.join(repo_root, block["file"]), block["line"]), namespace)
+    except SystemExit as exit_:
+        return Status.EXIT, f"the block called sys.exit({exit_.code!r})"
+    except BaseException as failure:  # every failure is reported, none is fatal here
+        return Status.RAISED, format_failure(failure)
+    return Status.OK, ""
+
+
+def _capture_into(path: Path) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def _out_of_descriptors(error: OSError, conn) -> str:
+    """The block holds every file descriptor the page may open: free them (the page ends
+    after this block) so that the page can still end what the block started, and say so."""
+    os.closerange(3, conn.fileno())
+    os.closerange(conn.fileno() + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    return (
+        f"the block left the page process no free file descriptor ({error.strerror}), so the page could not go on; "
+        "a block must close the files it opens (`with open(...)`)"
+    )
+
+
+def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_root: str, search_path: list[str]) -> None:
+    """Run `blocks` (dicts with code, file, line, run) in `work_dir` and report each through `conn`.
 
     `search_path` replaces `sys.path`: what a page prints must not depend on how the
     build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
     processes.become_subreaper()  # and so that what it started cannot leave its tree
-    os.chdir(tempfile.mkdtemp(prefix="page-"))
+    os.chdir(work_dir)
     sys.path[:] = search_path
+    late = LateOutput()
     _unbuffered_c_stdio()
-    _python_streams()
+    _python_streams(late)
     _fresh_state()
     conn.send(("machine", this_machine()))
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
@@ -152,25 +220,21 @@ def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_
             continue
         last_run = index
         capture = Path(capture_dir) / f"{index}.out"
-        fd = os.open(capture, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        _capture_into(capture)
         conn.send(("start", index, str(capture)))
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
         started = time.perf_counter()
-        status, error = Status.OK, ""
-        try:
-            exec(compile_block(block["code"], os.path.join(repo_root, block["file"]), block["line"]), namespace)
-        except SystemExit as exit_:
-            status, error = Status.EXIT, f"the block called sys.exit({exit_.code!r})"
-        except BaseException as failure:  # every failure is reported, none is fatal here
-            status, error = Status.RAISED, format_failure(failure)
+        late.block_started(index)
+        status, error = _run_block(block, namespace, repo_root)
+        late.block_ended(index)
         sys.stdout.flush()
         sys.stderr.flush()
         _libc_flush()
         if status == Status.OK and os.stat(capture).st_size > MAX_OUTPUT_BYTES:
             status, error = Status.OUTPUT, too_much_output()
-        spawned = [p.pid for p in processes.descendants(os.getpid()) if p.pid not in started_by]
+        try:
+            spawned = [p.pid for p in processes.descendants(os.getpid()) if p.pid not in started_by]
+        except OSError as failure:  # EMFILE: psutil reads /proc through files
+            status, error, spawned = Status.RAISED, _out_of_descriptors(failure, conn), []
         started_by.update((pid, index) for pid in spawned)
         conn.send(("done", index, status, error, time.perf_counter() - started, spawned))
         if status != Status.OK:
@@ -178,6 +242,7 @@ def run_page(conn, blocks: list[dict], capture_dir: str, repo_root: str, search_
     # Nothing a page started outlives it: not its children, nor what left its process group.
     killed = processes.end_descendants(os.getpid())
     processes.reap_children()
+    conn.send(("late", list(late.held.items())))
     conn.send(("leftovers", [(started_by.get(k.pid, last_run), k.command) for k in killed]))
     conn.send(("finished",))
     conn.close()

@@ -17,15 +17,28 @@ from dataclasses import dataclass
 
 import psutil
 
-PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    """Linux's prctl(2); False where there is none (another system)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def become_subreaper() -> None:
     """Orphans of this process's descendants become its children rather than init's."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # not Linux: a process that leaves the tree is not found
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # not Linux: a process that leaves the tree is not found
+
+
+def die_with_parent(parent: int) -> None:
+    """This process is killed when `parent` (single-threaded: the death of the thread that forked
+    it counts) dies; if it already has, now. Not Linux: it is ended by its parent only."""
+    if _prctl(PR_SET_PDEATHSIG, signal.SIGKILL) and os.getppid() != parent:
+        os._exit(1)
 
 
 def descendants(pid: int) -> list[psutil.Process]:
@@ -45,19 +58,33 @@ def _alive(process: psutil.Process) -> bool:
 
 
 def tree_memory(pid: int) -> tuple[int, list[psutil.Process]]:
-    """Resident memory of `pid` and its descendants, summed; and the descendants."""
+    """Resident memory of `pid` and its descendants, summed (an upper bound: memory they share,
+    such as torch's libraries inherited from one fork, is counted once per process); and the descendants."""
     below = descendants(pid)
-    total = 0
-    for process in below:
-        try:
-            total += process.memory_info().rss
-        except psutil.Error:
-            pass
+    return _summed(_with(pid, below), lambda process: process.memory_info().rss), below
+
+
+def proportional_memory(pid: int, below: list[psutil.Process]) -> int:
+    """Memory of `pid` and `below` with each shared page counted once (the sum of their PSS,
+    /proc/PID/smaps_rollup): slower to read than RSS, so read only when RSS says too much."""
+    return _summed(_with(pid, below), lambda process: process.memory_full_info().pss)
+
+
+def _with(pid: int, below: list[psutil.Process]) -> list[psutil.Process]:
     try:
-        total += psutil.Process(pid).memory_info().rss
+        return [psutil.Process(pid), *below]
     except psutil.Error:
-        pass
-    return total, below
+        return below
+
+
+def _summed(found: list[psutil.Process], measure) -> int:
+    total = 0
+    for process in found:
+        try:
+            total += measure(process)
+        except (psutil.Error, AttributeError):  # gone, or no PSS on this system (then: nothing counted twice known)
+            pass
+    return total
 
 
 def command_line(process: psutil.Process) -> str:
@@ -77,6 +104,7 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
     """SIGKILL each still-running process (a reused pid is left alone); return those killed,
     once each is dead or a zombie, or `wait` seconds have passed."""
     killed, dying = [], []
+    _signal_groups(processes, signal.SIGKILL)  # a stopped re-forker's group holds its live child
     for process in processes:
         command = command_line(process)  # before it dies: a zombie has no command line
         try:
@@ -91,11 +119,55 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
     return killed
 
 
+def freeze(pid: int, wait: float = 2.0) -> None:
+    """SIGSTOP every descendant of `pid`, and its process group, again until all are stopped.
+
+    A stopped process forks no more. A process that re-forks faster than the tree can be
+    listed is gone, replaced by its child, before it is signalled; its group (a daemon's
+    own, after setsid) is the same for its child, and stopping the group stops the child.
+    The caller's own group is signalled process by process, or it would stop itself."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        running = [process for process in descendants(pid) if not _stopped(process)]
+        if not running:
+            return
+        _signal_groups(running, signal.SIGSTOP)
+        for process in running:
+            try:
+                process.suspend()
+            except psutil.Error:
+                pass
+
+
+def _signal_groups(found: list[psutil.Process], signal_number: int) -> None:
+    own = os.getpgid(0)
+    for group in {_group(process) for process in found} - {own, None}:
+        try:
+            os.killpg(group, signal_number)
+        except OSError:
+            pass
+
+
+def _group(process: psutil.Process) -> int | None:
+    try:
+        return os.getpgid(process.pid)
+    except OSError:
+        return None
+
+
+def _stopped(process: psutil.Process) -> bool:
+    try:
+        return process.status() in {psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP}
+    except psutil.Error:
+        return True  # gone
+
+
 def end_descendants(pid: int, rounds: int = 20) -> list[Killed]:
-    """Kill every descendant of `pid`, again until none is left: one may fork while the
-    others die, and its child is re-parented into the tree."""
+    """Freeze every descendant of `pid`, then kill them, again until none is left: one caught
+    between fork and stop has its child re-parented into the tree."""
     killed: list[Killed] = []
     for _ in range(rounds):
+        freeze(pid)
         found = descendants(pid)
         if not found:
             break

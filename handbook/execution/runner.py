@@ -1,4 +1,4 @@
-"""Running pages: each in its own process, forked from a server that has imported torch.
+"""Running pages: each in its own process, forked by the build's zygote, which has imported torch.
 
 Pages run in parallel (one per core, as many as fit in memory); within a page,
 blocks run in order in one namespace. The parent watches each block's time and
@@ -10,7 +10,6 @@ running: what is killed is reported with the block that started it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import multiprocessing
@@ -29,12 +28,15 @@ from pathlib import Path
 
 import psutil
 
-from handbook.execution import page_process, processes
+from handbook.execution import page_process, processes, zygote
 from handbook.execution.status import Status
 
 DEFAULT_TIMEOUT = 120.0
 MAX_OUTPUT_BYTES = page_process.MAX_OUTPUT_BYTES
 WATCH_SECONDS = 0.1  # how often each page's memory is measured
+# How long a page whose pipe closed may take to exit before it counts as still running, and how long
+# an ended page may take to exit.
+EXIT_SECONDS = 2.0
 # Pages may use this share of the memory available when the build starts; the rest is
 # left to the build's own processes and to whatever else runs on the machine.
 MEMORY_SHARE = 0.75
@@ -86,9 +88,10 @@ class Limits:
 @dataclass
 class _Running:
     job: PageJob
-    process: multiprocessing.process.BaseProcess
+    pid: int
     conn: object
     capture_dir: str
+    work_dir: str
     runs: list[BlockRun]
     limits: Limits
     current: int | None = None
@@ -191,6 +194,8 @@ def limits(workers: int | None = None) -> Limits:
     setting = os.environ.get("DOCS_PAGE_MEMORY")
     if setting:
         page_memory = parse_size(setting, "DOCS_PAGE_MEMORY")
+        if page_memory <= 0:
+            raise SettingError(f"DOCS_PAGE_MEMORY={setting!r} is not a size above zero")
         workers = workers or max(1, min(cores, usable // page_memory))
         return Limits(workers, page_memory, "DOCS_PAGE_MEMORY")
     workers = workers or max(1, min(cores, usable // PAGE_MEMORY_FLOOR))
@@ -199,28 +204,6 @@ def limits(workers: int | None = None) -> Limits:
         f"{workers} page(s) at once; DOCS_PAGE_MEMORY sets it"
     )
     return Limits(workers, usable // workers, source)
-
-
-def _context():
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["handbook.execution.preload"])
-    return context
-
-
-@contextlib.contextmanager
-def _main_script_hidden():
-    """A page process must not re-run the parent's script (mkdocs, pytest) as multiprocessing would."""
-    main = sys.modules["__main__"]
-    spec, path = getattr(main, "__spec__", None), getattr(main, "__file__", None)
-    main.__spec__ = None
-    if path is not None:
-        del main.__file__
-    try:
-        yield
-    finally:
-        main.__spec__ = spec
-        if path is not None:
-            main.__file__ = path
 
 
 def _read(path: str | None) -> str:
@@ -276,17 +259,15 @@ def interpreter_search_path() -> tuple[str, ...]:
     )
 
 
-def _start(context, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
-    capture_dir = tempfile.mkdtemp(prefix="handbook-capture-")
-    receiver, sender = context.Pipe(duplex=False)
+def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
+    # Both directories are the engine's to remove, however the page ends.
+    capture_dir, work_dir = tempfile.mkdtemp(prefix="handbook-capture-"), tempfile.mkdtemp(prefix="page-")
+    ours, theirs = multiprocessing.Pipe()
+    pid = starter.start_page(theirs)
     blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run} for b in job.blocks]
-    arguments = (sender, blocks, capture_dir, str(repo_root), list(interpreter_search_path()))
-    process = context.Process(target=page_process.run_page, args=arguments, daemon=True)
-    with _main_script_hidden():
-        process.start()
-    sender.close()
+    ours.send((blocks, capture_dir, work_dir, str(repo_root), list(interpreter_search_path())))
     runs = [BlockRun(Status.NOT_RUN if b.run else Status.SKIPPED) for b in job.blocks]
-    return _Running(job, process, receiver, capture_dir, runs, limits)
+    return _Running(job, pid, ours, capture_dir, work_dir, runs, limits)
 
 
 def _handle(state: _Running, message: tuple) -> None:
@@ -301,11 +282,26 @@ def _handle(state: _Running, message: tuple) -> None:
         state.started_by.update((pid, index) for pid in spawned)
         state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine)
         state.current = None
+    elif kind == "late":
+        for index, characters in message[1]:
+            _held_back(state, index, characters)
     elif kind == "leftovers":
         for index, command in message[1]:
             state.runs[index].leftovers.append(command)
     elif kind == "finished":
         state.finished = True
+
+
+def _held_back(state: _Running, index: int, characters: int) -> None:
+    """Threads block `index` started printed after it ended: not recorded anywhere, and the block fails."""
+    run = state.runs[index]
+    if run.status != Status.OK:
+        return
+    error = (
+        f"{characters} character(s) that threads it started printed after it ended were not recorded, in this "
+        "block or the one running then; join the threads before the block ends"
+    )
+    state.runs[index] = BlockRun(Status.LATE_OUTPUT, run.output, error, run.seconds, run.machine, run.leftovers)
 
 
 def _fail(state: _Running, status: Status, error: str) -> None:
@@ -324,16 +320,22 @@ def _record_killed(state: _Running, killed: list[processes.Killed]) -> None:
 
 
 def _killpg(state: _Running) -> None:
-    try:
-        os.killpg(state.process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        state.process.kill()
+    for kill, target in ((os.killpg, state.pid), (os.kill, state.pid)):
+        try:
+            kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _end_page(state: _Running) -> None:
+    """Kill a live page and everything it started, reporting what it started."""
+    _record_killed(state, processes.end_tree(state.pid))
+    _killpg(state)
 
 
 def _stop(state: _Running, status: Status, error: str) -> None:
     """Kill a live page and everything it started; fail its block."""
-    _record_killed(state, processes.end_tree(state.process.pid))
-    _killpg(state)
+    _end_page(state)
     _fail(state, status, error)
 
 
@@ -342,9 +344,37 @@ def _end_orphans(state: _Running) -> None:
     what was last seen in the tree, and its process group, are killed."""
     _record_killed(state, processes.kill_all(list(state.known.values())))
     try:
-        os.killpg(state.process.pid, signal.SIGKILL)
+        os.killpg(state.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _lost(state: _Running, starter: zygote.Zygote) -> None:
+    """The page's pipe closed, or its process ended, before it said it had finished."""
+    code = starter.exit_code(state.pid, EXIT_SECONDS)
+    if code is None:  # it runs on, deaf: a block closed the file descriptors it inherited
+        _stop(state, Status.CRASHED, "the block closed the page process's pipe to the build; the page was killed")
+        return
+    status, error = _describe_exit(code)
+    if state.current is not None:
+        _fail(state, status, error)
+    _end_orphans(state)
+
+
+def _ended(state: _Running, starter: zygote.Zygote) -> bool:
+    """Read what the page has sent; True once it has ended (and its last block is settled)."""
+    try:
+        while state.conn.poll():
+            _handle(state, state.conn.recv())
+            if state.finished:
+                return True
+    except (EOFError, OSError):
+        _lost(state, starter)
+        return True
+    if state.pid in starter.exit_codes:  # gone, though a process it started holds its pipe open
+        _lost(state, starter)
+        return True
+    return False
 
 
 def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
@@ -358,13 +388,16 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     if now < state.next_watch:
         return None
     state.next_watch = now + WATCH_SECONDS
-    memory, below = processes.tree_memory(state.process.pid)
+    memory, below = processes.tree_memory(state.pid)
     state.known.update((process.pid, process) for process in below)
     limit, source = state.memory_limit()
+    if memory > limit:  # resident memory counts what the processes share once each: count it once
+        memory = processes.proportional_memory(state.pid, below)
     if memory > limit:
         return Status.MEMORY, (
-            f"its processes held {_size(memory)} of resident memory, past the page's limit of {_size(limit)} "
-            f'({source}), and were killed; a block that needs more can raise it with memory="..." on its fence'
+            f"its processes held {_size(memory)} of memory (their proportional set size: memory they share "
+            f"counted once), past the page's limit of {_size(limit)} ({source}), and were killed; a block "
+            'that needs more can raise it with memory="..." on its fence'
         )
     return None
 
@@ -372,49 +405,63 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
 def run_pages(
     jobs: list[PageJob], repo_root: Path, workers: int | None = None, on_done=None
 ) -> dict[str, list[BlockRun]]:
-    """Run every page of `jobs`; return each page's block runs, in block order."""
-    context = _context()
+    """Run every page of `jobs`; return each page's block runs, in block order. However this
+    ends (Ctrl-C included), no page it started, nor anything a page started, is left running."""
     plan = limits(workers)
+    starter = zygote.zygote()
     pending = deque(jobs)
     running: dict[object, _Running] = {}
     results: dict[str, list[BlockRun]] = {}
-    while pending or running:
-        while pending and len(running) < plan.workers:
-            state = _start(context, pending.popleft(), repo_root, plan)
-            running[state.conn] = state
-        for conn in wait(list(running), timeout=WATCH_SECONDS):
-            state = running[conn]
-            try:
-                _handle(state, conn.recv())
-                if not state.finished:
-                    continue
-            except (EOFError, OSError):
-                state.process.join()
-                status, error = _describe_exit(state.process.exitcode)
-                if state.current is not None:
-                    _fail(state, status, error)
-                _end_orphans(state)
-            _finish(state, running, results, on_done)
-        now = time.perf_counter()
-        for state in list(running.values()):
-            problem = _overstepped(state, now)
-            if problem:
-                _stop(state, *problem)
-                _finish(state, running, results, on_done)
+    try:
+        while pending or running:
+            while pending and len(running) < plan.workers:
+                state = _start(starter, pending.popleft(), repo_root, plan)
+                running[state.conn] = state
+            if starter.socket in wait([*running, starter.socket], timeout=WATCH_SECONDS):
+                starter.poll()
+            now = time.perf_counter()
+            for state in list(running.values()):
+                if _ended(state, starter):
+                    _finish(state, starter, running, results, on_done)
+                elif problem := _overstepped(state, now):
+                    _stop(state, *problem)
+                    _finish(state, starter, running, results, on_done)
+    finally:
+        for state in running.values():  # only when interrupted
+            _end_page(state)
+            _remove_directories(state)
     return results
 
 
-def _finish(state: _Running, running: dict, results: dict, on_done) -> None:
+def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dict, on_done) -> None:
     running.pop(state.conn, None)
     state.conn.close()
-    state.process.join(timeout=5)
-    if state.process.is_alive():
-        _killpg(state)
-        state.process.join()
-    shutil.rmtree(state.capture_dir, ignore_errors=True)
+    if starter.exit_code(state.pid, EXIT_SECONDS) is None:
+        _end_page(state)
+        starter.exit_code(state.pid, EXIT_SECONDS)
+    _remove_directories(state)
     results[state.job.page] = state.runs
     if on_done:
         on_done(state.job.page, state.runs)
+
+
+def _remove_directories(state: _Running) -> None:
+    """The page's capture files and working directory, whatever a block left in it
+    (a directory it made unreadable included)."""
+    for directory in (state.capture_dir, state.work_dir):
+        shutil.rmtree(directory, **{_RMTREE_HANDLER: _unlock_and_retry})
+
+
+_RMTREE_HANDLER = "onexc" if sys.version_info >= (3, 12) else "onerror"  # renamed in 3.12
+
+
+def _unlock_and_retry(function, path: str, _error) -> None:
+    try:
+        os.chmod(os.path.dirname(path), 0o700)
+        os.chmod(path, 0o700)
+        function(path)
+    except OSError:
+        pass  # gone already, or not ours to remove
 
 
 PROBE = """

@@ -1,0 +1,171 @@
+"""The build's page starter: one process that has imported torch, and forks a page for the engine only.
+
+It is started by the engine with one end of an anonymous socket pair and nothing
+else to listen on: no name, no address, so no other process (a page among them)
+can ask it for a process. Each request carries the page's end of its pipe to the
+engine (`socket.send_fds`); the zygote forks, the child closes the zygote's socket
+at once and runs the page (`page_process.run_page`), and the zygote answers with
+the page's pid, and later with its exit code. Pages die with the zygote
+(PR_SET_PDEATHSIG); when the engine goes, even killed, the socket reads end of
+file, and the zygote ends every page it started, with their trees, and exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection
+
+from handbook.execution import processes
+
+REQUEST = b"page"
+
+
+def main(fd: int) -> None:
+    """The zygote's loop: fork a page per request, report each page's exit, until the engine goes."""
+    import handbook.execution.preload  # noqa: F401  (torch, once, before any page is forked)
+
+    engine = socket.socket(fileno=fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the engine's to handle: it ends the pages
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    pages: set[int] = set()
+    while True:
+        ready, _, _ = select.select([engine, wake_read], [], [])
+        if wake_read in ready:
+            os.read(wake_read, 4096)
+        _report_exits(engine, pages)
+        if engine in ready:
+            try:
+                message, fds, _, _ = socket.recv_fds(engine, len(REQUEST), 1)
+            except OSError:  # ECONNRESET: the engine went with a message unread
+                message, fds = b"", []
+            if not message or not fds:
+                break  # the engine is gone
+            pid = _fork_page(fds[0], [engine.fileno(), wake_read, wake_write])
+            os.close(fds[0])
+            pages.add(pid)
+            _send(engine, ["started", pid])
+    for pid in pages:
+        processes.end_tree(pid)
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+    os._exit(0)
+
+
+def _send(engine: socket.socket, message: list) -> None:
+    with contextlib.suppress(OSError):
+        engine.send(json.dumps(message).encode())
+
+
+def _report_exits(engine: socket.socket, pages: set[int]) -> None:
+    for pid in list(pages):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        if done:
+            pages.discard(pid)
+            _send(engine, ["exited", pid, os.waitstatus_to_exitcode(status)])
+
+
+def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
+    zygote = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    try:  # the page: nothing of the zygote's stays open in it
+        signal.set_wakeup_fd(-1)
+        for fd in zygote_fds:
+            os.close(fd)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        processes.die_with_parent(zygote)
+        from handbook.execution import page_process
+
+        os.set_inheritable(page_fd, False)  # a program the page runs does not hold the engine's pipe
+        conn = Connection(page_fd)
+        page_process.run_page(conn, *conn.recv())
+    except BaseException:
+        traceback.print_exc()
+    os._exit(1)
+
+
+class Zygote:
+    """The engine's side: starts the zygote, asks it for pages, and learns how they ended."""
+
+    def __init__(self) -> None:
+        self.socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        start = f"from handbook.execution.zygote import main; main({theirs.fileno()})"
+        code = f"import sys; sys.path[:] = {sys.path!r}; {start}"  # the engine's path: its handbook
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
+        )
+        theirs.close()
+        self.exit_codes: dict[int, int] = {}
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def start_page(self, page_end: Connection) -> int:
+        """Fork a page that talks to the engine through `page_end` (closed here); its pid."""
+        socket.send_fds(self.socket, [REQUEST], [page_end.fileno()])
+        page_end.close()
+        while True:
+            message = self._receive(None)
+            if message and message[0] == "started":
+                return message[1]
+
+    def exit_code(self, pid: int, timeout: float) -> int | None:
+        """The page's exit code (negative: the signal that ended it), or None if it still runs after `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while pid not in self.exit_codes:
+            left = deadline - time.monotonic()
+            if left <= 0 or self._receive(left) is None:
+                return None
+        return self.exit_codes.pop(pid)
+
+    def poll(self) -> None:
+        """Take in what the zygote has said (pages' exit codes), without waiting."""
+        while self._receive(0) is not None:
+            pass
+
+    def _receive(self, timeout: float | None) -> list | None:
+        if not select.select([self.socket], [], [], timeout)[0]:
+            return None
+        data = self.socket.recv(256)
+        if not data:
+            raise RuntimeError("the build's page starter (handbook.execution.zygote) exited; see its error above")
+        message = json.loads(data)
+        if message[0] == "exited":
+            self.exit_codes[message[1]] = message[2]
+        return message
+
+    def close(self) -> None:
+        """The zygote reads end of file: it ends the pages it still runs, and exits."""
+        self.socket.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+
+
+_running: Zygote | None = None
+
+
+def zygote() -> Zygote:
+    """The build's zygote, started on first use (after `pipeline.prepare_page_processes` set the environment)."""
+    global _running
+    if _running is None or not _running.alive():
+        _running = Zygote()
+        atexit.register(_running.close)
+    return _running

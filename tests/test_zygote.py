@@ -1,0 +1,90 @@
+"""The zygote: pages are forked for the engine only, and die with it."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from handbook.execution.runner import BlockJob, PageJob, run_pages
+
+REPO = Path(__file__).resolve().parent.parent
+
+# The named Unix sockets (a listener any process may connect to) held by the page's parent.
+NAMED_SOCKETS = """
+import os
+inodes = set()
+for fd in os.listdir(f"/proc/{os.getppid()}/fd"):
+    try:
+        target = os.readlink(f"/proc/{os.getppid()}/fd/{fd}")
+    except OSError:
+        continue
+    if target.startswith("socket:["):
+        inodes.add(target[8:-1])
+with open("/proc/net/unix") as table:
+    rows = [line.split() for line in table.readlines()[1:]]
+print([row[7] for row in rows if len(row) > 7 and row[6] in inodes])
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/unix"), reason="needs Linux's /proc")
+def test_the_process_that_forks_pages_listens_on_no_name_a_page_could_ask():
+    run = run_pages([PageJob("p", [BlockJob(NAMED_SOCKETS, "docs/p.md", 1, 60)])], REPO)["p"][0]
+    assert run.status == "ok", run.error
+    assert run.output == "[]\n"
+
+
+ENGINE = """
+import sys
+from pathlib import Path
+from handbook.execution.runner import BlockJob, PageJob, run_pages
+code = (
+    "import os, subprocess, time\\n"
+    f"with open({sys.argv[2]!r}, 'w') as pids:\\n"
+    "    pids.write(f'{os.getpid()} {os.getppid()}')\\n"
+    f"subprocess.Popen(['sleep', {sys.argv[1]!r}])\\n"
+    "time.sleep(600)"
+)
+run_pages([PageJob("p", [BlockJob(code, "docs/p.md", 1, 600)])], Path(sys.argv[3]))
+"""
+
+
+@pytest.mark.parametrize("ending", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "Ctrl-C"])
+def test_pages_and_what_they_started_end_with_the_engine(tmp_path, ending):
+    duration, pids = f"{random.randint(10_000, 99_999)}.7", tmp_path / "pids"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    engine = subprocess.Popen([sys.executable, "-c", ENGINE, duration, str(pids), str(REPO)], env=env)
+    try:
+        deadline = time.monotonic() + 240
+        while not (pids.exists() and pids.read_text() and _sleeping(duration)):
+            assert time.monotonic() < deadline and engine.poll() is None, "the page never started its child"
+            time.sleep(0.1)
+        page, zygote = (int(pid) for pid in pids.read_text().split())
+        engine.send_signal(ending)
+        engine.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while (_sleeping(duration) or _live(page) or _live(zygote)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (_sleeping(duration), _live(page), _live(zygote)) == ([], False, False)
+    finally:
+        engine.kill()
+        for process in _sleeping(duration):
+            process.kill()
+
+
+def _sleeping(duration: str) -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", duration] and _live(p.pid)]
+
+
+def _live(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
