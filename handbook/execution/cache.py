@@ -29,6 +29,7 @@ ENGINE_MODULES = (
     "handbook.execution.page_process",
     "handbook.execution.processes",
     "handbook.execution.preload",
+    "handbook.execution.zygote",
     "handbook.execution.normalise",
 )
 FORMAT = 2  # 2: each run says which machine it ran on

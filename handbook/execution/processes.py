@@ -104,11 +104,13 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
     """SIGKILL each still-running process (a reused pid is left alone); return those killed,
     once each is dead or a zombie, or `wait` seconds have passed."""
     killed, dying = [], []
+    commands = [command_line(process) for process in processes]  # before any dies: a zombie has none
     _signal_groups(processes, signal.SIGKILL)  # a stopped re-forker's group holds its live child
-    for process in processes:
-        command = command_line(process)  # before it dies: a zombie has no command line
+    for process, command in zip(processes, commands, strict=True):
         try:
             process.kill()
+        except psutil.NoSuchProcess:
+            pass  # ended already, by its group's signal
         except psutil.Error:
             continue
         killed.append(Killed(process.pid, command))

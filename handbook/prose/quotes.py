@@ -40,6 +40,7 @@ class QuotedProse:
 
 
 PATTERN_SECONDS = 2.0
+STARTUP_SECONDS = 120.0
 # What Python-Markdown lets a backslash escape (its ESCAPED_CHARS with `tables`'s `|`), all of
 # it ASCII punctuation, which CommonMark (the notebook's cells) lets a backslash escape too.
 MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
@@ -65,6 +66,9 @@ class _Searcher:
     def first_match(cls, pattern: str, output: str, seconds: float) -> str | None:
         if cls.pool is None:
             cls.pool = multiprocessing.get_context("spawn").Pool(1)
+            # Started and answering before any pattern is timed: on a busy machine the worker's
+            # start-up alone can take longer than a pattern may.
+            cls.pool.apply_async(_first_match, ("", "")).get(STARTUP_SECONDS)
         pending = cls.pool.apply_async(_first_match, (pattern, output))
         try:
             return pending.get(seconds)
