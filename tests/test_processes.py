@@ -143,11 +143,6 @@ while True:
 """
 
 
-@pytest.mark.xfail(
-    reason="issue 24 item 4, open: the re-forking daemon is ended, but on this tree its processes are "
-    "not always named as the block's leftovers",
-    strict=False,
-)
 def test_a_process_that_keeps_reforking_is_frozen_killed_and_reported():
     marker = f"reforking-{random.randint(10_000, 99_999)}"
     code = (

@@ -43,11 +43,15 @@ def die_with_parent(parent: int) -> None:
 
 def descendants(pid: int) -> list[psutil.Process]:
     """Every live process below `pid` (zombies, already dead, are left out)."""
+    return [process for process in _listed(pid) if _alive(process)]
+
+
+def _listed(pid: int) -> list[psutil.Process]:
+    """Every process below `pid`, zombies included."""
     try:
-        found = psutil.Process(pid).children(recursive=True)
+        return psutil.Process(pid).children(recursive=True)
     except psutil.Error:
         return []
-    return [process for process in found if _alive(process)]
 
 
 def _alive(process: psutil.Process) -> bool:
@@ -130,10 +134,13 @@ def freeze(pid: int, wait: float = 2.0) -> None:
     The caller's own group is signalled process by process, or it would stop itself."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        running = [process for process in descendants(pid) if not _stopped(process)]
+        below = _listed(pid)
+        # Zombies too: a re-forker's exited parents keep its group, and the listing (a scan of
+        # /proc, slower than its forks) can miss the live child entirely.
+        _signal_groups(below, signal.SIGSTOP)
+        running = [process for process in below if _alive(process) and not _stopped(process)]
         if not running:
             return
-        _signal_groups(running, signal.SIGSTOP)
         for process in running:
             try:
                 process.suspend()
