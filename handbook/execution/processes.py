@@ -112,11 +112,9 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
     _signal_groups(processes, signal.SIGKILL)  # a stopped re-forker's group holds its live child
     for process, command in zip(processes, commands, strict=True):
         try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            pass  # ended already, by its group's signal
+            process.kill()  # one its group's signal ended is a zombie still, and is killed again
         except psutil.Error:
-            continue
+            continue  # gone before: it ended, and was collected, on its own
         killed.append(Killed(process.pid, command))
         dying.append(process)
     deadline = time.monotonic() + wait

@@ -280,6 +280,7 @@ def _handle(state: _Running, message: tuple) -> None:
     elif kind == "done":
         _, index, status, error, seconds, spawned = message
         state.started_by.update((pid, index) for pid in spawned)
+        _know(state, spawned)
         state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine)
         state.current = None
     elif kind == "late":
@@ -290,6 +291,16 @@ def _handle(state: _Running, message: tuple) -> None:
             state.runs[index].leftovers.append(command)
     elif kind == "finished":
         state.finished = True
+
+
+def _know(state: _Running, pids: list[int]) -> None:
+    """Processes a block left running, held now: if the page then crashes, they are orphans
+    that the memory watch may not have seen yet, and they are killed from this list."""
+    for pid in pids:
+        try:
+            state.known.setdefault(pid, psutil.Process(pid))
+        except psutil.Error:
+            pass
 
 
 def _held_back(state: _Running, index: int, characters: int) -> None:
@@ -316,7 +327,9 @@ def _fail(state: _Running, status: Status, error: str) -> None:
 
 def _record_killed(state: _Running, killed: list[processes.Killed]) -> None:
     for process in killed:
-        state.runs[state.started_by.get(process.pid, state.last)].leftovers.append(process.command)
+        leftovers = state.runs[state.started_by.get(process.pid, state.last)].leftovers
+        if process.command not in leftovers:  # the engine and the zygote may both have ended it
+            leftovers.append(process.command)
 
 
 def _killpg(state: _Running) -> None:
@@ -359,6 +372,7 @@ def _lost(state: _Running, starter: zygote.Zygote) -> None:
     if state.current is not None:
         _fail(state, status, error)
     _end_orphans(state)
+    _record_killed(state, starter.orphans_killed.pop(state.pid, []))
 
 
 def _ended(state: _Running, starter: zygote.Zygote) -> bool:

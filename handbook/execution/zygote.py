@@ -25,6 +25,8 @@ import time
 import traceback
 from multiprocessing.connection import Connection
 
+import psutil
+
 from handbook.execution import processes
 
 REQUEST = b"page"
@@ -33,6 +35,8 @@ REQUEST = b"page"
 def main(fd: int) -> None:
     """The zygote's loop: fork a page per request, report each page's exit, until the engine goes."""
     import handbook.execution.preload  # noqa: F401  (torch, once, before any page is forked)
+
+    processes.become_subreaper()  # what a page that dies leaves running comes here, to be ended
 
     engine = socket.socket(fileno=fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the engine's to handle: it ends the pages
@@ -77,7 +81,25 @@ def _report_exits(engine: socket.socket, pages: set[int]) -> None:
             done, status = pid, 0
         if done:
             pages.discard(pid)
-            _send(engine, ["exited", pid, os.waitstatus_to_exitcode(status)])
+            killed = [[process.pid, process.command] for process in _end_orphans(pages)]
+            _send(engine, ["exited", pid, os.waitstatus_to_exitcode(status), killed])
+
+
+def _end_orphans(pages: set[int]) -> list[processes.Killed]:
+    """End what pages that died left running: re-parented here, they are the zygote's children
+    that are not pages. Ended with their trees, and collected."""
+    try:
+        orphans = [child for child in psutil.Process().children() if child.pid not in pages]
+    except psutil.Error:
+        return []
+    killed = []
+    for orphan in orphans:
+        killed += processes.end_descendants(orphan.pid)
+    killed += processes.kill_all(orphans)
+    for orphan in orphans:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(orphan.pid, 0)
+    return killed
 
 
 def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
@@ -114,6 +136,8 @@ class Zygote:
         )
         theirs.close()
         self.exit_codes: dict[int, int] = {}
+        # Per page that ended: what it left running that the zygote ended.
+        self.orphans_killed: dict[int, list[processes.Killed]] = {}
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -150,6 +174,7 @@ class Zygote:
         message = json.loads(data)
         if message[0] == "exited":
             self.exit_codes[message[1]] = message[2]
+            self.orphans_killed[message[1]] = [processes.Killed(pid, command) for pid, command in message[3]]
         return message
 
     def close(self) -> None:
