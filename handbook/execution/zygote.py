@@ -81,8 +81,13 @@ def _report_exits(engine: socket.socket, pages: set[int]) -> None:
             done, status = pid, 0
         if done:
             pages.discard(pid)
-            killed = [[process.pid, process.command] for process in _end_orphans(pages)]
-            _send(engine, ["exited", pid, os.waitstatus_to_exitcode(status), killed])
+            _send(engine, ["exited", pid, os.waitstatus_to_exitcode(status)])  # first: ending orphans takes time
+            killed = [[process.pid, process.command[:MAX_COMMAND]] for process in _end_orphans(pages)]
+            _send(engine, ["orphans", pid, killed[:MAX_ORPHANS]])
+
+
+MAX_COMMAND, MAX_ORPHANS = 1000, 100  # what one message names: it fits MESSAGE_BYTES
+MESSAGE_BYTES = 1 << 20
 
 
 def _end_orphans(pages: set[int]) -> list[processes.Killed]:
@@ -168,14 +173,24 @@ class Zygote:
     def _receive(self, timeout: float | None) -> list | None:
         if not select.select([self.socket], [], [], timeout)[0]:
             return None
-        data = self.socket.recv(256)
+        data = self.socket.recv(MESSAGE_BYTES)
         if not data:
             raise RuntimeError("the build's page starter (handbook.execution.zygote) exited; see its error above")
         message = json.loads(data)
         if message[0] == "exited":
             self.exit_codes[message[1]] = message[2]
-            self.orphans_killed[message[1]] = [processes.Killed(pid, command) for pid, command in message[3]]
+        elif message[0] == "orphans":
+            self.orphans_killed[message[1]] = [processes.Killed(pid, command) for pid, command in message[2]]
         return message
+
+    def orphans(self, pid: int, timeout: float) -> list[processes.Killed]:
+        """What the ended page `pid` left running that the zygote ended; [] if it has not said within `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while pid not in self.orphans_killed:
+            left = deadline - time.monotonic()
+            if left <= 0 or self._receive(left) is None:
+                return []
+        return self.orphans_killed.pop(pid)
 
     def close(self) -> None:
         """The zygote reads end of file: it ends the pages it still runs, and exits."""
