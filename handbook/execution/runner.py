@@ -36,7 +36,7 @@ MAX_OUTPUT_BYTES = page_process.MAX_OUTPUT_BYTES
 WATCH_SECONDS = 0.1  # how often each page's memory is measured
 # How long a page whose pipe closed may take to exit before it counts as still running, and how long
 # an ended page may take to exit.
-EXIT_SECONDS = 10.0
+EXIT_SECONDS = 2.0
 ORPHANS_SECONDS = 30.0  # how long the zygote may take to end what a page that died left running
 # Pages may use this share of the memory available when the build starts; the rest is
 # left to the build's own processes and to whatever else runs on the machine.
