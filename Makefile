@@ -41,9 +41,11 @@ $(TORCH_LOCK):
 serve: $(INSTALLED)
 	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8000
 
+# A build or test run that leaves a process running fails, naming it (tools/contained.py).
+CONTAINED = $(PYTHON) tools/contained.py
 SITE ?= site
 build: $(INSTALLED)
-	$(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
+	$(CONTAINED) $(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 
 # axe-core for the accessibility tests, exactly as package-lock.json pins it. The tests
 # inject it into the built pages; the site never ships it.
@@ -55,11 +57,11 @@ $(AXE): package.json package-lock.json
 # The strict build first: it fills the execution cache that the per-block test items
 # reuse. Every other supported torch is built against its own recordings too.
 test: $(INSTALLED) $(AXE)
-	$(PYTHON) -m mkdocs build --strict
+	$(CONTAINED) $(PYTHON) -m mkdocs build --strict
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(PYTHON) -m pytest --codeblocks -n 2 tests README.md
+	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 tests README.md
 
 # The latest supported torch built with every supported Python, each against its recordings and
 # that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.

@@ -71,6 +71,24 @@ def test_failures_are_told_apart_and_stop_the_page(code, status, message):
     assert runs[2].status == "not-run"
 
 
+def test_a_block_past_its_timeout_shows_where_it_was_and_what_it_waited_for():
+    """A hang on a build machine is read from the failure: the page's Python stacks, and the
+    processes its block started with their state and what the kernel has them waiting in."""
+    code = (
+        "import subprocess, time\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        "def waiting_here():\n"
+        "    time.sleep(300)\n"
+        "waiting_here()"
+    )
+    runs = run(code, "print('never')", timeout=2)
+    assert runs[0].status == "timeout"
+    assert "most recent call first" in runs[0].output and "in waiting_here" in runs[0].output
+    assert "its threads' Python stacks are in its output" in runs[0].error
+    assert re.search(r"^\d+ sleeping( in \w+)?: sleep 300$", runs[0].error, re.M), runs[0].error
+    assert runs[1].status == "not-run"
+
+
 def test_a_block_that_keeps_printing_is_stopped_before_its_timeout():
     runs = run("import sys\nwhile True:\n    sys.stdout.write('x' * 2**20)", "print('never')", timeout=60)
     assert (

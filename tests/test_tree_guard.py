@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from handbook.execution.tree_guard import GUARDED, TreeChangedError, TreeGuard, changes, snapshot
@@ -30,6 +32,13 @@ def test_added_changed_removed_and_linked_files_are_named(project):
         "mkdocs.yml (changed)",
         "snippets/link.py (added)",
     ]
+
+
+def test_a_fifo_a_block_leaves_is_named_without_blocking_the_build(project):
+    before = snapshot(project.root)
+    os.mkfifo(project.root / "docs" / "pipe.md")  # opening it to read would wait for a writer forever
+    assert changes(before, snapshot(project.root)) == ["docs/pipe.md (added)"]
+    assert snapshot(project.root)["docs/pipe.md"].startswith("not a regular file (mode p")
 
 
 def test_the_guard_names_the_page_that_ended_and_those_beside_it(project):

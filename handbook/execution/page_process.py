@@ -18,9 +18,11 @@ from __future__ import annotations
 import ast
 import builtins
 import ctypes
+import faulthandler
 import io
 import os
 import resource
+import signal
 import sys
 import threading
 import time
@@ -35,6 +37,9 @@ THIS_FILE = os.path.abspath(__file__)
 # A recorded output is meant to be read; past this, a block fails (the parent also
 # kills one that goes on printing, before it fills the disk).
 MAX_OUTPUT_BYTES = 64 * 2**20
+# On this signal the page prints every thread's Python stack into the running block's output:
+# the engine sends it before killing a block that ran past its timeout, to show where it was.
+STACK_SIGNAL = signal.SIGUSR2
 
 
 def _libc_flush() -> None:
@@ -210,6 +215,7 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
     late = LateOutput()
     _unbuffered_c_stdio()
     _python_streams(late)
+    faulthandler.register(STACK_SIGNAL, file=sys.stderr, all_threads=True)  # fd 2: the capture file
     _fresh_state()
     conn.send(("machine", this_machine()))
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
@@ -240,6 +246,8 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
         if status != Status.OK:
             break
     # Nothing a page started outlives it: not its children, nor what left its process group.
+    # A block's SIGCHLD handler (a DataLoader's raises when its workers die) must not stop that.
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     killed = processes.end_descendants(os.getpid())
     processes.reap_children()
     conn.send(("late", list(late.held.items())))

@@ -43,7 +43,7 @@ def die_with_parent(parent: int) -> None:
 
 def descendants(pid: int) -> list[psutil.Process]:
     """Every live process below `pid` (zombies, already dead, are left out)."""
-    return [process for process in _listed(pid) if _alive(process)]
+    return [process for process in _listed(pid) if alive(process)]
 
 
 def _listed(pid: int) -> list[psutil.Process]:
@@ -54,7 +54,7 @@ def _listed(pid: int) -> list[psutil.Process]:
         return []
 
 
-def _alive(process: psutil.Process) -> bool:
+def alive(process: psutil.Process) -> bool:
     try:
         return process.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
@@ -98,6 +98,24 @@ def command_line(process: psutil.Process) -> str:
         return f"[pid {process.pid}]"
 
 
+def describe(process: psutil.Process) -> str:
+    """One line for a process: pid, state, what the kernel has it waiting in, and its command line."""
+    try:
+        state = process.status()
+    except psutil.Error:
+        state = "gone"
+    try:
+        with open(f"/proc/{process.pid}/wchan", encoding="ascii", errors="replace") as wchan:
+            waiting = wchan.read().strip()
+    except OSError:
+        waiting = ""
+    waiting = f" in {waiting}" if waiting and waiting != "0" else ""
+    return f"{process.pid} {state}{waiting}: {command_line(process)[:MAX_DESCRIBED_COMMAND]}"
+
+
+MAX_DESCRIBED_COMMAND = 300
+
+
 @dataclass(frozen=True)
 class Killed:
     pid: int
@@ -118,7 +136,7 @@ def kill_all(processes: list[psutil.Process], wait: float = 2.0) -> list[Killed]
         killed.append(Killed(process.pid, command))
         dying.append(process)
     deadline = time.monotonic() + wait
-    while any(_alive(process) for process in dying) and time.monotonic() < deadline:
+    while any(alive(process) for process in dying) and time.monotonic() < deadline:
         time.sleep(0.01)
     return killed
 
@@ -136,7 +154,7 @@ def freeze(pid: int, wait: float = 2.0) -> None:
         # Zombies too: a re-forker's exited parents keep its group, and the listing (a scan of
         # /proc, slower than its forks) can miss the live child entirely.
         _signal_groups(below, signal.SIGSTOP)
-        running = [process for process in below if _alive(process) and not _stopped(process)]
+        running = [process for process in below if alive(process) and not _stopped(process)]
         if not running:
             return
         for process in running:

@@ -37,6 +37,7 @@ WATCH_SECONDS = 0.1  # how often each page's memory is measured
 # How long a page whose pipe closed may take to exit before it counts as still running, and how long
 # an ended page may take to exit.
 EXIT_SECONDS = 2.0
+STACK_SECONDS = 2.0  # how long a page past its timeout may take to print its threads' stacks
 ORPHANS_SECONDS = 30.0  # how long the zygote may take to end what a page that died left running
 # Pages may use this share of the memory available when the build starts; the rest is
 # left to the build's own processes and to whatever else runs on the machine.
@@ -349,8 +350,36 @@ def _end_page(state: _Running) -> None:
 
 def _stop(state: _Running, status: Status, error: str) -> None:
     """Kill a live page and everything it started; fail its block."""
+    if status == Status.TIMEOUT:
+        error += _where_it_was(state)
     _end_page(state)
     _fail(state, status, error)
+
+
+def _where_it_was(state: _Running) -> str:
+    """Where a block past its timeout was: its threads' Python stacks, which the page prints into
+    the block's output on `STACK_SIGNAL`, and what the processes it started were doing."""
+    before = _output_size(state.capture)
+    try:
+        os.kill(state.pid, page_process.STACK_SIGNAL)
+    except OSError:
+        return ""
+    deadline, seen = time.monotonic() + STACK_SECONDS, before
+    while time.monotonic() < deadline:  # until the stacks have been printed: the output grew, then stopped
+        time.sleep(0.1)
+        size = _output_size(state.capture)
+        if size == seen > before:
+            break
+        seen = size
+    below = processes.descendants(state.pid)
+    lines = [processes.describe(process) for process in below[:MAX_DESCRIBED]]
+    if len(below) > MAX_DESCRIBED:
+        lines.append(f"and {len(below) - MAX_DESCRIBED} more")
+    said = "; its threads' Python stacks are in its output"
+    return said + ("; the processes it started were then:\n" + "\n".join(lines) if lines else "")
+
+
+MAX_DESCRIBED = 20  # processes named when a block times out
 
 
 def _end_orphans(state: _Running) -> None:

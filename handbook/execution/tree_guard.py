@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from handbook.errors import InputError
@@ -41,11 +42,14 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def _digest(path: Path) -> str:
-    if path.is_symlink():
-        return f"link to {os.readlink(path)}"
     try:
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            return f"link to {os.readlink(path)}"
+        if not stat.S_ISREG(mode):  # a FIFO would block the build on open; a socket cannot be read
+            return f"not a regular file (mode {stat.filemode(mode)})"
         return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError as error:  # a socket, a FIFO, a file already gone again
+    except OSError as error:  # a file already gone again, or unreadable
         return f"unreadable: {error.strerror}"
 
 

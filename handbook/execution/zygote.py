@@ -65,6 +65,7 @@ def main(fd: int) -> None:
         processes.end_tree(pid)
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
+    _end_orphans(set())  # and what they and earlier pages left: nothing outlives the zygote
     os._exit(0)
 
 
@@ -88,6 +89,7 @@ def _report_exits(engine: socket.socket, pages: set[int]) -> None:
 
 MAX_COMMAND, MAX_ORPHANS = 1000, 100  # what one message names: it fits MESSAGE_BYTES
 MESSAGE_BYTES = 1 << 20
+CLOSE_SECONDS = 5.0  # how long the zygote may take to end its pages and exit once the engine has gone
 
 
 def _end_orphans(pages: set[int]) -> list[processes.Killed]:
@@ -97,13 +99,14 @@ def _end_orphans(pages: set[int]) -> list[processes.Killed]:
         orphans = [child for child in psutil.Process().children() if child.pid not in pages]
     except psutil.Error:
         return []
+    live = [orphan for orphan in orphans if processes.alive(orphan)]
     killed = []
-    for orphan in orphans:
+    for orphan in live:
         killed += processes.end_descendants(orphan.pid)
-    killed += processes.kill_all(orphans)
-    for orphan in orphans:
+    killed += processes.kill_all(live)
+    for orphan in orphans:  # collected if dead: never waited for, so that no process can hold the zygote
         with contextlib.suppress(ChildProcessError):
-            os.waitpid(orphan.pid, 0)
+            os.waitpid(orphan.pid, os.WNOHANG)
     return killed
 
 
@@ -125,8 +128,10 @@ def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
         conn = Connection(page_fd)
         page_process.run_page(conn, *conn.recv())
     except BaseException:
-        traceback.print_exc()
-    os._exit(1)
+        with contextlib.suppress(BaseException):  # nothing may carry the page on into the zygote's loop
+            traceback.print_exc()
+    finally:
+        os._exit(1)
 
 
 class Zygote:
@@ -195,8 +200,12 @@ class Zygote:
     def close(self) -> None:
         """The zygote reads end of file: it ends the pages it still runs, and exits."""
         self.socket.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5)
+        try:
+            self.process.wait(timeout=CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:  # held up ending what pages left: it and its tree are killed
+            processes.end_tree(self.process.pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=CLOSE_SECONDS)
 
 
 _running: Zygote | None = None
