@@ -175,8 +175,10 @@ def _signal_groups(found: list[psutil.Process], signal_number: int) -> None:
 
 def _group(process: psutil.Process) -> int | None:
     try:
-        return os.getpgid(process.pid)
-    except OSError:
+        group = os.getpgid(process.pid)
+        # Its pid may have been reused since it was listed: by a new page, whose group is its pid.
+        return group if process.is_running() else None
+    except (OSError, psutil.Error):
         return None
 
 
