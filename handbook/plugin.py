@@ -18,6 +18,7 @@ from mkdocs.structure.files import File
 from handbook import notebooks, versioned_prose
 from handbook.environment import installed_torch, minor_version, python_minor
 from handbook.errors import InputError
+from handbook.execution import runner
 from handbook.execution.blocks import expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes, platform_note
 from handbook.execution.pipeline import SiteRun, cache_root, execute
@@ -114,6 +115,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             f"executed {len(executed)} page(s) in {self.site.seconds:.1f} "
             f"s{': ' + ', '.join(executed) if executed else ''}; {cached or 'none'} came from the cache"
         )
+        if executed:
+            log.info(f"pages saw {'; '.join(sorted(runner.confinements))}")
         if not self.site.platform_recorded:
             log.info(platform_note(self.site))
         for line in killed_processes(self.site):

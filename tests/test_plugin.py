@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -494,11 +496,17 @@ def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
     assert "its page ran a second time in this build, fresh" in wrong.stderr
 
 
+def confined_here() -> bool:
+    """Whether this machine lets a page have a read-only view of the tree (root: CI, containers)."""
+    return os.geteuid() == 0 and sys.platform == "linux"
+
+
 def test_a_block_that_writes_a_page_and_edits_mkdocs_yml_fails_the_build_naming_both(recorded):
+    """Unconfined (a writer's machine): the tree guard finds both changes after the page, and keeps nothing."""
     cached = sorted((recorded.root / ".cache").rglob("exec/*/*.json"))
     injected, config = recorded.root / "docs/injected.md", recorded.root / "mkdocs.yml"
     make(recorded, f"open({str(injected)!r}, 'w').write('# Injected')\nopen({str(config)!r}, 'a').write('# edited')")
-    result = recorded.build()
+    result = recorded.build(HANDBOOK_READ_ONLY_TREE="0")
     assert result.returncode != 0
     assert "pages changed the repository while they ran" in result.stderr
     assert "when docs/demo.md ended: docs/injected.md (added), mkdocs.yml (changed)" in result.stderr
@@ -509,9 +517,34 @@ def test_a_block_that_writes_a_page_and_edits_mkdocs_yml_fails_the_build_naming_
 def test_a_block_that_rewrites_its_own_recording_fails_the_build(recorded):
     (recording,) = recorded.root.glob("recordings/torch-*/demo/shapes-body.txt")
     make(recorded, f"print('new')\nopen({str(recording)!r}, 'w').write('strides: (3, 1)\\nnew\\n')")
-    result = recorded.build()
+    result = recorded.build(HANDBOOK_READ_ONLY_TREE="0")
     assert result.returncode != 0
     assert f"when docs/demo.md ended: {recording.relative_to(recorded.root).as_posix()} (changed)" in result.stderr
+
+
+@pytest.mark.skipif(not confined_here(), reason="a private mount namespace needs root on Linux")
+def test_a_confined_block_can_write_neither_the_tree_nor_the_stored_runs_but_torch_caches_work(recorded):
+    """Where the build runs as root (CI), a page sees the tree and the build's caches read-only: a block
+    cannot rewrite its recording, nor forge the stored run a later build would publish without running it."""
+    (recording,) = recorded.root.glob("recordings/torch-*/demo/shapes-body.txt")
+    (entry,) = (recorded.root / ".cache").rglob("exec/*/*.json")
+    before = recording.read_bytes(), entry.read_bytes()
+    forge = (
+        "import errno, os\n"
+        f"for target in ({str(recording)!r}, {str(entry)!r}):\n"
+        "    try:\n"
+        "        open(target, 'r+').close()\n"
+        "    except OSError as refused:\n"
+        "        assert refused.errno == errno.EROFS, refused\n"
+        "    else:\n"
+        "        raise AssertionError(target + ' is writable')\n"
+        "assert os.access(os.environ['TORCHINDUCTOR_CACHE_DIR'], os.W_OK)\n"
+    )
+    make(recorded, forge)
+    result = recorded.build()
+    assert result.returncode == 0, result.stderr
+    assert "pages saw the tree and the build's caches read-only" in result.stderr
+    assert (recording.read_bytes(), entry.read_bytes()) == before
 
 
 def test_a_snippet_linked_to_a_file_outside_is_refused_and_not_published(project):

@@ -59,8 +59,14 @@ def cache_key(page: Page, environment: Environment) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-# Where torch keeps its compile caches, and the file compiles take turns on, change no output.
-CACHE_DIR_VARIABLES = {"TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "HANDBOOK_COMPILE_LOCK"}
+# Where torch keeps its compile caches, the file compiles take turns on, and what pages see
+# read-only change no output.
+CACHE_DIR_VARIABLES = {
+    "TORCHINDUCTOR_CACHE_DIR",
+    "TORCH_EXTENSIONS_DIR",
+    "HANDBOOK_COMPILE_LOCK",
+    "HANDBOOK_PAGE_READ_ONLY",
+}
 
 
 class CacheError(InputError):

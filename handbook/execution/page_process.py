@@ -2,7 +2,8 @@
 
 This module runs in a child forked by the build's zygote, which has already imported
 torch (see `zygote.py`, `preload.py`), so a page pays no import. It reports to the parent through a
-pipe: ("machine", what it runs on) first (see `this_machine`), ("start", i,
+pipe: ("confinement", what it sees read-only) and ("machine", what it runs on) first
+(see `confinement`, `this_machine`), ("start", i,
 capture_path) before block i, ("done", i, status, error,
 seconds, spawned) after it (`spawned`: pids of the processes first seen running
 after block i), ("late", [(i, characters), ...]) for what threads block i started
@@ -30,7 +31,7 @@ import traceback
 import weakref
 from pathlib import Path
 
-from handbook.execution import processes
+from handbook.execution import confinement, processes
 from handbook.execution.status import Status
 
 THIS_FILE = os.path.abspath(__file__)
@@ -203,6 +204,14 @@ def _out_of_descriptors(error: OSError, conn) -> str:
     )
 
 
+def _confine(repo_root: str, capture_dir: str, work_dir: str) -> str:
+    """The tree and the build's caches read-only for this page; torch's compile caches and the page's
+    own directories writable (see `confinement`)."""
+    extra = [path for path in os.environ.get(confinement.READ_ONLY_VARIABLE, "").split(os.pathsep) if path]
+    compile_caches = [os.environ.get(name, "") for name in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR")]
+    return confinement.confine([repo_root, *extra], [*filter(None, compile_caches), capture_dir, work_dir])
+
+
 def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_root: str, search_path: list[str]) -> None:
     """Run `blocks` (dicts with code, file, line, run) in `work_dir` and report each through `conn`.
 
@@ -210,6 +219,7 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
     build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
     processes.become_subreaper()  # and so that what it started cannot leave its tree
+    conn.send(("confinement", _confine(repo_root, capture_dir, work_dir)))
     os.chdir(work_dir)
     sys.path[:] = search_path
     late = LateOutput()

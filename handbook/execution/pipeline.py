@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook.environment import Environment, Machine, gpu_possible, installed_torch, this_platform
-from handbook.execution import runner
+from handbook.execution import confinement, runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root, write_atomically
 from handbook.execution.measurements import broken_claims, masked
@@ -53,6 +53,13 @@ def prepare_page_processes(root: Path) -> None:
     # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time), where
     # util-linux's flock exists (not on macOS: there compiles run as they come).
     os.environ.setdefault("HANDBOOK_COMPILE_LOCK", str(caches / "compile.lock"))
+    # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
+    # those, and the lock file, must exist before a page's mounts are made.
+    os.environ.setdefault(confinement.READ_ONLY_VARIABLE, str(caches))
+    for name in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR"):
+        Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
+    Path(os.environ["HANDBOOK_COMPILE_LOCK"]).parent.mkdir(parents=True, exist_ok=True)
+    Path(os.environ["HANDBOOK_COMPILE_LOCK"]).touch()
     path = os.environ.get("PATH", "").split(os.pathsep)
     if str(COMPILERS) not in path and shutil.which("flock"):
         os.environ["PATH"] = os.pathsep.join([str(COMPILERS), *path])

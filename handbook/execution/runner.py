@@ -45,6 +45,10 @@ MEMORY_SHARE = 0.75
 PAGE_MEMORY_FLOOR = 2 * 2**30  # below this per page, fewer pages run at once
 
 
+# What pages have said of their view of the tree (`confinement.confine`), for the build's log.
+confinements: set[str] = set()
+
+
 class SettingError(ValueError):
     """A switch or fence option whose value cannot be used."""
 
@@ -274,7 +278,9 @@ def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits
 
 def _handle(state: _Running, message: tuple) -> None:
     kind = message[0]
-    if kind == "machine":
+    if kind == "confinement":
+        confinements.add(message[1])
+    elif kind == "machine":
         state.machine = message[1]
     elif kind == "start":
         state.current, state.capture, state.started = message[1], message[2], time.perf_counter()
