@@ -106,7 +106,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_files(self, files, *, config):
         try:
             problems = self._check_source_links(files)
-            self.site = execute(self.root, self.docs_dir)
+            self.site = execute(self.root, self.docs_dir, serving=self.serving)
         except (InputError, SettingError) as error:
             raise PluginError(str(error)) from error
         executed = self.site.executed_pages
@@ -117,6 +117,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if executed:
             log.info(f"pages saw {'; '.join(sorted(runner.confinements))}")
+        if self.site.tree_changed:
+            log.warning(
+                "the tree changed while pages ran (your own edit, or a page's): nothing of the runs it may have "
+                "touched was cached, and the rebuild your edit starts runs them again:\n"
+                + "\n".join(self.site.tree_changed)
+            )
         if not self.site.platform_recorded:
             log.info(platform_note(self.site))
         for line in killed_processes(self.site):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -643,3 +646,55 @@ def test_bad_input_is_a_message_naming_the_place_not_a_traceback(recorded, break
     assert "Traceback" not in result.stderr
     if breaking not in (_binary_recording, _directory_recording):
         assert recorded.recordings() == before  # nothing lost
+
+
+def test_under_serve_a_writers_edit_while_pages_run_is_reported_and_the_site_rebuilt(recorded):
+    """`mkdocs serve` itself: the writer saves a page while its blocks run. That is no page's doing
+    (pages saw the tree read-only, or the guard cannot tell): a warning, not a failed build, and the
+    edit is built."""
+    make(recorded, "import time\ntime.sleep(4)")
+    env = recorded.environment(HANDBOOK_CACHE="0")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=recorded.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    page = recorded.root / "docs/demo.md"
+    try:
+        read_until(server, lines, "Serving on")
+        page.write_text(page.read_text().replace("# Demo", "# Demo, edited once"))
+        read_until(server, lines, "Building documentation")  # the rebuild that edit started
+        time.sleep(1.5)  # its page's block is asleep now
+        page.write_text(page.read_text().replace("edited once", "edited twice"))
+        read_until(server, lines, "the tree changed while pages ran (your own edit, or a page's)")
+        read_until(server, lines, "Building documentation")  # the rebuild the second edit started
+        read_until(server, lines, "Documentation built")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    log = "".join(lines)
+    assert "when docs/demo.md ended: docs/demo.md (changed)" in log
+    assert "Aborted" not in log and "Traceback" not in log
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def read_until(server: subprocess.Popen, lines: list[str], text: str, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if text in line:
+            return
+    raise AssertionError(f"{text!r} never came; the server said:\n{''.join(lines)}")

@@ -102,6 +102,7 @@ class SiteRun:
     python_recorded: bool = True  # this Python's outputs were recorded (or it is the recording Python)
     platform: str = ""  # this_platform()
     platform_recorded: bool = True  # this platform's outputs were recorded (or it is the recording platform)
+    tree_changed: list[str] = field(default_factory=list)  # under `mkdocs serve`: what changed while pages ran
 
     def page(self, path: str) -> Page:
         return next(page for page in self.pages if page.path == path)
@@ -154,9 +155,18 @@ def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
 
 
 def run_site(
-    root: Path, pages: list[Page], cache: ExecutionCache, workers: int | None = None, only: set[str] | None = None
+    root: Path,
+    pages: list[Page],
+    cache: ExecutionCache,
+    workers: int | None = None,
+    only: set[str] | None = None,
+    serving: bool = False,
 ) -> SiteRun:
-    """Execute `pages` (or those named in `only`), reusing cached pages, and check every block."""
+    """Execute `pages` (or those named in `only`), reusing cached pages, and check every block.
+
+    `serving` (`mkdocs serve`): a change to the tree while pages ran is most likely the writer's
+    own edit, so it is reported (`SiteRun.tree_changed`) rather than raised; nothing of the runs
+    it may have touched is cached, and the rebuild it triggers runs them again."""
     started = time.perf_counter()
     env = page_environment(root)
     cuda = env.has_cuda
@@ -181,9 +191,15 @@ def run_site(
     # Longest pages first: with one worker per core, the build ends when the slowest page does.
     to_run.sort(key=timings.expected, reverse=True)
     unfinished = {job.page for job in to_run}  # the pages that may be running, should the tree change
+
+    def check_tree(ran: list[str]) -> list[str]:
+        if not serving:
+            guard.raise_if_changed(ran)
+        return guard.look_last(ran)
+
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    guard.raise_if_changed([job.page for job in to_run])
+    tree_changed = check_tree([job.page for job in to_run])
     site = SiteRun(
         env,
         pages,
@@ -193,6 +209,7 @@ def run_site(
         platform=own.platform,
         platform_recorded=own.has_platform,
     )
+    site.tree_changed = tree_changed
 
     def check_pages(checked: list[Page]) -> None:
         for page in checked:
@@ -214,7 +231,8 @@ def run_site(
         unfinished.update(page.path for page in again)
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
         timings.save()
-        guard.raise_if_changed([page.path for page in again])
+        tree_changed = check_tree([page.path for page in again])
+        site.tree_changed = tree_changed
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
         check_pages(again)
         for page in again:
@@ -357,6 +375,7 @@ def execute(
     cache_enabled: bool | None = None,
     workers: int | None = None,
     only: set[str] | None = None,
+    serving: bool = False,
 ) -> SiteRun:
     """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
     if cache_enabled is None:
@@ -366,4 +385,5 @@ def execute(
         return recorded_site(root, pages)
     check_cache_root(cache_root(root))
     prepare_page_processes(root)
-    return run_site(root, pages, ExecutionCache(cache_root(root) / "exec", cache_enabled), workers=workers, only=only)
+    cache = ExecutionCache(cache_root(root) / "exec", cache_enabled)
+    return run_site(root, pages, cache, workers=workers, only=only, serving=serving)

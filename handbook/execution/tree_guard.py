@@ -78,12 +78,16 @@ class TreeGuard:
         self._look(f"when docs/{page} ended{beside_it}")
         return not self.findings
 
-    def raise_if_changed(self, ran: list[str]) -> None:
-        """Look a last time (a process a page left behind may write after its page ended), and
-        raise TreeChangedError for every change found; `ran` are the pages that ran."""
+    def look_last(self, ran: list[str]) -> list[str]:
+        """Look a last time (a process a page left behind may write after its page ended); every
+        change found in this build, one line each; `ran` are the pages that ran."""
         if ran:  # where nothing ran, a change is someone's editing
             self._look(f"after the pages ended (by a process one of them left: {_pages(ran)})")
-        if self.findings:
+        return self.findings
+
+    def raise_if_changed(self, ran: list[str]) -> None:
+        """`look_last`, then raise TreeChangedError for every change found."""
+        if self.look_last(ran):
             raise TreeChangedError(
                 "pages changed the repository while they ran; a page may not change what the build reads (its "
                 "pages, snippets, recordings, mkdocs.yml, handbook/, overrides/). Nothing was recorded or cached "
