@@ -28,6 +28,8 @@ ENGINE_MODULES = (
     "handbook.execution.runner",
     "handbook.execution.page_process",
     "handbook.execution.processes",
+    "handbook.execution.cgroups",
+    "handbook.execution.confinement",
     "handbook.execution.preload",
     "handbook.execution.zygote",
     "handbook.execution.normalise",

@@ -31,7 +31,7 @@ import traceback
 import weakref
 from pathlib import Path
 
-from handbook.execution import confinement, processes
+from handbook.execution import cgroups, confinement, processes
 from handbook.execution.status import Status
 
 THIS_FILE = os.path.abspath(__file__)
@@ -219,6 +219,7 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
     build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
     processes.become_subreaper()  # and so that what it started cannot leave its tree
+    group = cgroups.join(os.getpid())  # nor, where there are cgroups, be missed by a scan of the tree
     conn.send(("confinement", _confine(repo_root, capture_dir, work_dir)))
     os.chdir(work_dir)
     sys.path[:] = search_path
@@ -259,6 +260,8 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
     # A block's SIGCHLD handler (a DataLoader's raises when its workers die) must not stop that.
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     killed = processes.end_descendants(os.getpid())
+    ended = {process.pid for process in killed}
+    killed += [process for process in cgroups.end(group, keep=os.getpid()) if process.pid not in ended]
     processes.reap_children()
     conn.send(("late", list(late.held.items())))
     conn.send(("leftovers", [(started_by.get(k.pid, last_run), k.command) for k in killed]))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import psutil
 
-from handbook.execution import page_process, processes, zygote
+from handbook.execution import cgroups, page_process, processes, zygote
 from handbook.execution.status import Status
 
 DEFAULT_TIMEOUT = 120.0
@@ -352,6 +352,12 @@ def _end_page(state: _Running) -> None:
     """Kill a live page and everything it started, reporting what it started."""
     _record_killed(state, processes.end_tree(state.pid))
     _killpg(state)
+    _end_group(state)
+
+
+def _end_group(state: _Running) -> None:
+    """What is left in the page's cgroup, where it made one (a page that ends well removes it)."""
+    _record_killed(state, [k for k in cgroups.end(cgroups.page_group(state.pid)) if k.pid != state.pid])
 
 
 def _stop(state: _Running, status: Status, error: str) -> None:
@@ -489,6 +495,7 @@ def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dic
     if starter.exit_code(state.pid, EXIT_SECONDS) is None:
         _end_page(state)
         starter.exit_code(state.pid, EXIT_SECONDS)
+    _end_group(state)
     _remove_directories(state)
     results[state.job.page] = state.runs
     if on_done:
