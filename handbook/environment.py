@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import importlib.util
+import os
 import platform
 import re
 from dataclasses import dataclass
@@ -24,6 +25,14 @@ RECORDED_PYTHON = SUPPORTED_PYTHONS[0]
 # The platform every output is recorded on. Where another prints differently, its output is
 # recorded in that platform's overlay (`handbook.execution.recordings`); README, "Platforms".
 RECORDED_PLATFORM = "linux-x86_64"
+
+
+CACHE_DIR = ".cache/handbook"  # below the repository root, unless HANDBOOK_CACHE_DIR names another
+
+
+def cache_root(root: Path) -> Path:
+    """Where every cache of the build lives (runs, source symbols, notebooks, torch's compile caches)."""
+    return Path(os.environ.get("HANDBOOK_CACHE_DIR") or root / CACHE_DIR).absolute()
 
 
 def this_platform() -> str:

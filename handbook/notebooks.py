@@ -24,6 +24,7 @@ from handbook.environment import minor_version, release_of
 from handbook.execution.blocks import Page
 from handbook.execution.page_process import PAGE_STATE
 from handbook.fences import fences
+from handbook.tree_files import write_atomically
 
 DIRECTORY = "notebooks"
 INSTALL_TAG = "install"  # the cell a test run of the notebook leaves out
@@ -98,10 +99,7 @@ def chapter_notebook(
 
 
 def write(notebook: nbformat.NotebookNode, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".ipynb.tmp")
-    nbformat.write(notebook, str(temporary))
-    temporary.replace(path)  # a concurrent build never reads half a notebook
+    write_atomically(path, nbformat.writes(notebook) + "\n")  # as nbformat.write ends the file
 
 
 def colab_url(repo_url: str | None, torch_version: str, page: str) -> str | None:

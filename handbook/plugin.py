@@ -16,12 +16,12 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from handbook import notebooks, versioned_prose
-from handbook.environment import installed_torch, minor_version, python_minor
+from handbook.environment import cache_root, installed_torch, minor_version, python_minor
 from handbook.errors import InputError
 from handbook.execution import runner
 from handbook.execution.blocks import expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes, platform_note
-from handbook.execution.pipeline import SiteRun, cache_root, execute
+from handbook.execution.pipeline import SiteRun, execute
 from handbook.execution.recordings import Recordings, recorded_releases
 from handbook.execution.runner import SettingError
 from handbook.fences import FenceError

@@ -10,6 +10,7 @@ directories a build publishes, runs and writes (`LINK_FREE`) may hold no links a
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from handbook.errors import InputError
@@ -95,3 +96,18 @@ LINKS_REFUSED = (
 
 def _shown(path: Path, base: Path) -> str:
     return path.relative_to(base).as_posix()
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: readers, in this build or a concurrent one, see the old
+    file or the new one, never a part; a build killed half-way leaves no partial file. The one
+    way the build writes its files (recordings, runs, notebooks, symbol answers, timings)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -42,15 +42,33 @@ def test_any_change_to_the_environment_misses(part):
     assert cache_key(PAGE, replace(ENV, **{part: "other"})) != cache_key(PAGE, ENV)
 
 
-def test_torch_settings_from_the_environment_are_in_the_key(monkeypatch):
+@pytest.mark.parametrize(
+    "name, value",
+    [("TORCH_LOGS", "recompiles"), ("PYTHONHASHSEED", "1"), ("KINETO_LOG_LEVEL", "0"), ("OMP_NUM_THREADS", "2")],
+)
+def test_settings_that_change_outputs_are_in_the_key(monkeypatch, name, value):
+    """Torch's own settings, and those the pipeline sets for every page (the hash seed, the
+    profiler's log level): another value, another output."""
+    monkeypatch.setenv(name, "different-from-" + value)
     before = cache_key(PAGE, ENV)
-    monkeypatch.setenv("TORCH_LOGS", "recompiles")
+    monkeypatch.setenv(name, value)
     assert cache_key(PAGE, ENV) != before
 
 
-def test_engine_source_is_in_the_key(monkeypatch):
+def test_where_the_caches_live_is_not_in_the_key(monkeypatch, tmp_path):
     before = cache_key(PAGE, ENV)
-    monkeypatch.setattr("handbook.execution.cache.engine_version", lambda: "changed")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    assert cache_key(PAGE, ENV) == before
+
+
+def test_engine_source_is_in_the_key(monkeypatch, tmp_path):
+    """The engine's version is its modules' text: an edited module misses the cache."""
+    module = tmp_path / "engine_part.py"
+    module.write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr("handbook.execution.cache.ENGINE_MODULES", ("engine_part",))
+    before = cache_key(PAGE, ENV)
+    module.write_text("X = 2\n")
     assert cache_key(PAGE, ENV) != before
 
 

@@ -4,6 +4,7 @@ printing what the recordings say."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import nbformat
@@ -16,7 +17,7 @@ from handbook.execution.blocks import scan_docs
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings, recorded_releases
-from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command
+from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command, write
 from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -158,3 +159,27 @@ def test_a_quoted_value_is_text_in_the_notebook_too():
     html = markdown2html_mistune(prose)  # how mkdocs-jupyter (nbconvert) renders a Markdown cell
     assert "<img" not in html and "<a" not in html and "<em>" not in html
     assert "It prints [x](javascript:alert(1)) &lt;img src=x onerror=alert(1)&gt; *b*." in html
+
+
+def test_two_builds_writing_one_notebook_at_once_never_collide(tmp_path):
+    """`make build` beside `make serve` writes the same edition's notebooks: each write is whole,
+    through a temporary file of its own (one shared `.ipynb.tmp` made the second rename fail)."""
+    path = tmp_path / "notebooks" / "chapter.ipynb"
+    texts = [nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"build {n}")]) for n in range(2)]
+    failures: list[BaseException] = []
+
+    def build(notebook):
+        try:
+            for _ in range(200):
+                write(notebook, path)
+        except BaseException as failure:  # noqa: BLE001  (reported by the assertion below)
+            failures.append(failure)
+
+    threads = [threading.Thread(target=build, args=(notebook,)) for notebook in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert nbformat.read(path, as_version=4).cells[0].source in {"build 0", "build 1"}
+    assert [p.name for p in path.parent.iterdir()] == ["chapter.ipynb"]

@@ -312,8 +312,7 @@ def parsing_fails(monkeypatch):
 
 
 def test_answers_are_stored_under_the_torch_commit_and_reused_without_parsing(tmp_path, monkeypatch):
-    monkeypatch.setenv("HANDBOOK_CACHE_DIR", str(tmp_path))
-    assert lines_of(symbols.find("m.py", PYTHON, "g")) == [(4, 5)]
+    assert lines_of(symbols.find("m.py", PYTHON, "g", tmp_path)) == [(4, 5)]
     [entry] = (tmp_path / "symbols" / installed_torch().git_version).glob("*.json")
     assert json.loads(entry.read_text())["answers"] == {"g": [[4, 5, "def"]]}
     parsing_fails(monkeypatch)
@@ -340,6 +339,16 @@ def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path):
     blocked = tmp_path / "a-file-where-the-cache-directory-should-be"
     blocked.write_text("")
     assert lines_of(SymbolCache(blocked / "symbols").find("m.py", PYTHON, "g")) == [(4, 5)]
+
+
+def test_the_symbol_cache_lies_in_the_repositorys_cache_root_wherever_the_build_is_run_from(tmp_path, monkeypatch):
+    """`python -m handbook --root X ...` run from elsewhere: the answers go under X's cache, beside its runs."""
+    monkeypatch.delenv("HANDBOOK_CACHE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    symbols._cache_in.cache_clear()
+    source_anchors(REPO)  # its own links, resolved with REPO as the repository root
+    assert not (tmp_path / ".cache").exists()
+    assert (REPO / ".cache" / "handbook" / "symbols").is_dir()
 
 
 def test_a_warm_cache_resolves_every_link_of_the_site_without_parsing(tmp_path, monkeypatch):

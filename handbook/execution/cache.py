@@ -13,7 +13,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import tempfile
 from dataclasses import fields
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from handbook.errors import InputError
 from handbook.execution.blocks import Page
 from handbook.execution.runner import BlockRun
 from handbook.execution.status import Status
+from handbook.tree_files import write_atomically
 
 # Read, not imported: importing `preload` would load torch into the build process.
 ENGINE_MODULES = (
@@ -55,11 +55,16 @@ def cache_key(page: Page, environment: Environment) -> str:
         "torch_env": sorted(
             (k, v)
             for k, v in os.environ.items()
-            if k.startswith(("TORCH_", "TORCHINDUCTOR_", "ATEN_")) and k not in CACHE_DIR_VARIABLES
+            if (k.startswith(OUTPUT_VARIABLE_PREFIXES) or k in OUTPUT_VARIABLES) and k not in CACHE_DIR_VARIABLES
         ),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
+
+# Settings pages inherit that change what they print: torch's own, the hash seed (set and dict
+# orders), the profiler's log level (its timestamped lines). The pipeline sets some of them.
+OUTPUT_VARIABLE_PREFIXES = ("TORCH_", "TORCHINDUCTOR_", "ATEN_")
+OUTPUT_VARIABLES = {"PYTHONHASHSEED", "KINETO_LOG_LEVEL", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
 
 # Where torch keeps its compile caches, the file compiles take turns on, and what pages see
 # read-only change no output.
@@ -124,16 +129,3 @@ class ExecutionCache:
         if not self.enabled or any(run.status not in {Status.OK, Status.SKIPPED} for run in runs):
             return
         write_atomically(self._path(key), json.dumps({"runs": [vars(run) for run in runs]}))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Readers, in this build or a concurrent one, see the old file or the new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

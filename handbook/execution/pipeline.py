@@ -15,24 +15,20 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook.environment import Environment, Machine, gpu_possible, installed_torch, this_platform
+from handbook.environment import Environment, Machine, cache_root, gpu_possible, installed_torch, this_platform
 from handbook.execution import confinement, runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
-from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root, write_atomically
+from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
 from handbook.execution.runner import BlockJob, BlockRun, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard
+from handbook.tree_files import write_atomically
 
-CACHE_DIR = ".cache/handbook"
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
 COMPILERS = Path(__file__).parent / "compilers"
-
-
-def cache_root(root: Path) -> Path:
-    return Path(os.environ.get("HANDBOOK_CACHE_DIR") or root / CACHE_DIR)
 
 
 def prepare_page_processes(root: Path) -> None:

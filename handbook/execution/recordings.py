@@ -34,7 +34,7 @@ from pathlib import Path
 from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, SUPPORTED_PYTHONS, python_minor, version_key
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
-from handbook.tree_files import TreeError, confined_path, links_in, read_text
+from handbook.tree_files import TreeError, confined_path, links_in, read_text, write_atomically
 
 PROVENANCE_END = "--- output ---"
 ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
@@ -288,8 +288,9 @@ class Recordings:
 
     def write_anchors(self, anchors: dict[str, str]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._writable(self.directory / ANCHORS).write_text(
-            "".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())), encoding="utf-8"
+        write_atomically(
+            self._writable(self.directory / ANCHORS),
+            "".join(f"{target}\t{lines}\n" for target, lines in sorted(anchors.items())),
         )
 
     def all_files(self) -> list[Path]:
@@ -339,7 +340,7 @@ class Recordings:
         if (recorded := self._text(path)) is not None and masked(recorded) == masked(text + "\n"):
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._writable(path).write_text(text + "\n", encoding="utf-8")
+        write_atomically(self._writable(path), text + "\n")
         _fault_point("writing")
         return path
 
@@ -363,13 +364,13 @@ class Recordings:
         """Say that this Python's outputs were recorded, and with which patch release, even where none differs."""
         if self.overlay is not None:
             self.overlay.mkdir(parents=True, exist_ok=True)
-            self._writable(self.overlay / OVERLAY_MARK).write_text(python_version + "\n", encoding="utf-8")
+            write_atomically(self._writable(self.overlay / OVERLAY_MARK), python_version + "\n")
 
     def mark_platform(self) -> None:
         """Say that this platform's outputs were recorded, even where none differs."""
         if self.platform_overlay is not None:
             self.platform_overlay.mkdir(parents=True, exist_ok=True)
-            self._writable(self.platform_overlay / PLATFORM_MARK).write_text(self.platform + "\n", encoding="utf-8")
+            write_atomically(self._writable(self.platform_overlay / PLATFORM_MARK), self.platform + "\n")
 
     def _writable(self, path: Path) -> Path:
         """`path`, to be written: inside the tree, through no link, and no directory."""

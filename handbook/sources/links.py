@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import versioned_prose
+from handbook.environment import cache_root
 from handbook.fences import prose_lines
 from handbook.sources.symbols import Span, find
 from handbook.sources.tree import SourceError, SourceTree
@@ -66,7 +67,7 @@ class SourceLinker:
             return Resolved(target, path, "", None, None, self.tree.url(path))
         name, _, choice = symbol.partition("@")
         lines = source.lines()
-        spans = find(path, lines, name)
+        spans = find(path, lines, name, cache_root(self.tree.root))
         if not spans:
             raise SourceError(f"symbol {name!r} not found in {path} at {self.tree.identity.tag}")
         span = self._choose(spans, choice, path, name, lines)

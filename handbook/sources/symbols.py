@@ -11,12 +11,11 @@ module's source: a build that links the same symbols again parses nothing.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from handbook.environment import installed_torch
 from handbook.sources.tree import SourceError
+from handbook.tree_files import write_atomically
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,11 @@ class Span:
         return f"line {self.first}: {lines[self.first - 1].strip()[:100]}"
 
 
-def find(path: str, lines: list[str], symbol: str) -> list[Span]:
+def find(path: str, lines: list[str], symbol: str, caches: Path) -> list[Span]:
     """Every candidate for `symbol` in `lines`, the installed text of repository file `path`.
 
-    Answers are cached under `HANDBOOK_CACHE_DIR` (default `.cache/handbook`, relative to the
-    working directory, which for a build is the repository root)."""
-    directory = Path(os.environ.get("HANDBOOK_CACHE_DIR") or ".cache/handbook").absolute()
-    return _cache_in(directory / "symbols" / _torch_commit()).find(path, lines, symbol)
+    Answers are cached under `caches` (the build's cache root, `environment.cache_root`)."""
+    return _cache_in(caches / "symbols" / _torch_commit()).find(path, lines, symbol)
 
 
 @functools.cache
@@ -132,17 +130,8 @@ def _write_answers(entry: Path, path: str, answers: dict[str, list[Span]]) -> No
     """Readers, in this build or a concurrent one, see the old entry or the new one, never a part.
     A cache that cannot be written costs time, not the build."""
     stored = {symbol: [[s.first, s.last, s.kind] for s in spans] for symbol, spans in answers.items()}
-    partial = None
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=entry.parent, prefix=f".{entry.name}.", suffix=".tmp", delete=False
-        ) as partial:
-            json.dump({"path": path, "answers": stored}, partial)
-        os.replace(partial.name, entry)
-    except OSError:
-        if partial is not None:
-            Path(partial.name).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        write_atomically(entry, json.dumps({"path": path, "answers": stored}))
 
 
 # --- Python -----------------------------------------------------------------
