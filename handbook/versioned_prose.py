@@ -21,6 +21,7 @@ import re
 
 from handbook.environment import RECORDED_PYTHON, version_key
 from handbook.errors import InputError
+from handbook.fences import prose_lines
 
 CONDITION = re.compile(
     r"^<!-- if (?P<subject>torch|python) (?P<op><=|>=|==|<|>) (?P<version>\d+(?:\.\d+)*) -->\n(?P<then>.*?)"
@@ -48,8 +49,9 @@ def check(markdown: str, where: str) -> None:
     docstring writes them, or that does not pair up; `where` names the page."""
     opened: int | None = None  # the line of the open `if`
     seen_else = False
-    for number, line in enumerate(markdown.splitlines(), 1):
-        directive = DIRECTIVE.match(line)
+    lines = markdown.splitlines()
+    for number, (line, prose) in enumerate(zip(lines, prose_lines(lines), strict=True), 1):
+        directive = DIRECTIVE.match(line) if prose else None  # one shown in a code fence is an example
         if not directive:
             continue
         word = "if" if directive["if"] else "else" if directive["else"] else "end if"
@@ -96,10 +98,35 @@ def holds(match: re.Match, release: str, python: str) -> bool:
     return OPERATORS[match["op"]](version_key(actual, wanted.count(".") + 1), version_key(wanted))
 
 
+def _conditions(markdown: str) -> list[re.Match]:
+    """The conditions of the page's prose, matched on a copy with every fenced line blanked (a
+    condition shown in a code fence is an example, kept as written); the spans are the page's."""
+    lines = markdown.split("\n")
+    masked = "\n".join(
+        line if prose else " " * len(line) for line, prose in zip(lines, prose_lines(lines), strict=True)
+    )
+    return list(CONDITION.finditer(masked))
+
+
+def _replaced(markdown: str, choose) -> str:
+    """`markdown` with each condition replaced by `choose(match, text_of_group)`."""
+    pieces, last = [], 0
+    for match in _conditions(markdown):
+        pieces += [markdown[last : match.start()], choose(match, lambda name, m=match: _group(markdown, m, name))]
+        last = match.end()
+    return "".join([*pieces, markdown[last:]])
+
+
+def _group(markdown: str, match: re.Match, name: str) -> str | None:
+    return None if match.start(name) < 0 else markdown[match.start(name) : match.end(name)]
+
+
 def render(markdown: str, release: str, python: str = RECORDED_PYTHON, where: str = "the page") -> str:
     """The Markdown as the edition for `release`, built with `python`, shows it (`where` names it in errors)."""
     check(markdown, where)
-    return CONDITION.sub(lambda m: m["then"] if holds(m, release, python) else (m["else"] or ""), markdown)
+    return _replaced(
+        markdown, lambda match, text: text("then") if holds(match, release, python) else (text("else") or "")
+    )
 
 
 def render_keeping_lines(markdown: str, release: str, python: str = RECORDED_PYTHON, where: str = "the page") -> str:
@@ -109,9 +136,9 @@ def render_keeping_lines(markdown: str, release: str, python: str = RECORDED_PYT
     def blank(text: str | None) -> str:
         return "\n" * (text or "").count("\n")
 
-    def choose(match: re.Match) -> str:
+    def choose(match: re.Match, text) -> str:
         if holds(match, release, python):
-            return "\n" + match["then"] + blank(match["otherwise"]) + blank(match["end"])
-        return "\n" + blank(match["then"]) + ("\n" + match["else"] if match["otherwise"] else "") + blank(match["end"])
+            return "\n" + text("then") + blank(text("otherwise")) + blank(text("end"))
+        return "\n" + blank(text("then")) + ("\n" + text("else") if text("otherwise") else "") + blank(text("end"))
 
-    return CONDITION.sub(choose, markdown)
+    return _replaced(markdown, choose)

@@ -55,3 +55,23 @@ def test_a_condition_that_cannot_be_read_names_its_line_instead_of_showing_both_
 def test_an_ordinary_comment_and_text_after_end_if_are_left_alone():
     page = "<!-- if you read this, hello -->\n<!-- if torch >= 2.14 -->\nnew\n<!-- end if --> After.\n"
     assert render(page, "2.14.1") == "<!-- if you read this, hello -->\nnew\n After.\n"
+
+
+SHOWN_IN_A_FENCE = (
+    "How to write one:\n\n```text\n<!-- if torch >= 2.14 -->\nText for 2.14.\n<!-- end if -->\n```\n\n"
+    "<!-- if torch >= 2.14 -->\nnew\n<!-- else -->\nold\n<!-- end if -->\n"
+)
+
+
+def test_a_condition_shown_in_a_code_fence_is_an_example_and_stays_as_written():
+    shown = "```text\n<!-- if torch >= 2.14 -->\nText for 2.14.\n<!-- end if -->\n```\n"
+    for release in ("2.13.0", "2.14.1"):
+        assert render(SHOWN_IN_A_FENCE, release).startswith("How to write one:\n\n" + shown)
+    assert render(SHOWN_IN_A_FENCE, "2.14.1").endswith("```\n\nnew\n")
+    assert render(SHOWN_IN_A_FENCE, "2.13.0").endswith("```\n\nold\n")
+    kept = render_keeping_lines(SHOWN_IN_A_FENCE, "2.13.0").splitlines()
+    assert len(kept) == len(SHOWN_IN_A_FENCE.splitlines()) and "<!-- end if -->" in kept
+
+
+def test_a_half_condition_in_a_code_fence_is_no_error():
+    render("```text\n<!-- end if -->\n<!-- else -->\n```\n", "2.14.1")

@@ -7,14 +7,20 @@ from collections import defaultdict
 
 from markdown.extensions.toc import slugify
 
+from handbook.fences import prose_lines
 from handbook.sources.links import Citation
 
 PAGE = "source-map.md"
 
 
 def title_of(markdown: str, page: str) -> str:
-    heading = re.search(r"^#\s+(.+?)\s*$", markdown, re.MULTILINE)
-    return heading[1] if heading else page
+    """The page's first level-1 heading of its prose (a `# comment` in a code fence is none), else its path."""
+    lines = markdown.splitlines()
+    for line, prose in zip(lines, prose_lines(lines), strict=True):
+        heading = re.fullmatch(r"#\s+(.+?)\s*", line) if prose else None
+        if heading:
+            return heading[1]
+    return page
 
 
 def render(citations: list[Citation], titles: dict[str, str], tag: str) -> str:

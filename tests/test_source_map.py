@@ -1,0 +1,14 @@
+"""The Source map page: titles from each page's prose, citations grouped by chapter."""
+
+from __future__ import annotations
+
+from handbook.sources.source_map import title_of
+
+
+def test_the_title_is_the_first_heading_of_the_prose_not_a_comment_in_a_code_fence():
+    page = '```python exec="on"\n# set up the tensors\nimport torch\n```\n\n# Tensors and storage\n\n## Strides\n'
+    assert title_of(page, "tensors.md") == "Tensors and storage"
+
+
+def test_a_page_without_a_heading_is_named_by_its_path():
+    assert title_of("Only prose.\n\n## A section\n", "notes.md") == "notes.md"
