@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON, installed_torch, python_minor
-from handbook.errors import InputError
+from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
 from handbook.reports.drift import drift_report
@@ -100,6 +100,9 @@ def main() -> int:
         return args.run(args)
     except (InputError, SettingError) as error:  # bad input: its message names the place
         print(f"error: {error}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as failed:  # a tool the command ran: what it was and what it said
+        print(f"error: {failed_command(failed)}", file=sys.stderr)
         return 1
 
 

@@ -17,7 +17,7 @@ from mkdocs.structure.files import File
 
 from handbook import notebooks, versioned_prose
 from handbook.environment import cache_root, installed_torch, minor_version, python_minor
-from handbook.errors import InputError
+from handbook.errors import InputError, failed_command
 from handbook.execution import runner
 from handbook.execution.blocks import expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes, platform_note
@@ -109,6 +109,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             self.site = execute(self.root, self.docs_dir, serving=self.serving)
         except (InputError, SettingError) as error:
             raise PluginError(str(error)) from error
+        except subprocess.CalledProcessError as failed:
+            raise PluginError(failed_command(failed)) from failed
         executed = self.site.executed_pages
         cached = sum(1 for page in self.site.pages if page.blocks) - len(executed)
         log.info(
