@@ -210,3 +210,34 @@ def test_bytes_that_are_not_utf8_name_the_file(project, where):
     (project.root / where).write_bytes(b"# caf\xe9\n" + (project.root / where).read_bytes())
     with pytest.raises(TreeError, match=re.escape(where) + r": not UTF-8 text \(byte 0xe9 at offset 5\)"):
         scan_page(project.root, "docs", "p.md")
+
+
+@pytest.mark.parametrize("fence", ['```python exec="on" timeout=5', '```python exec="on" title=Demo'])
+def test_options_superfences_cannot_read_fail_the_scan_naming_the_fence(project, fence):
+    """pymdownx.superfences reads only quoted values: unquoted, it shows the block as code and runs nothing."""
+    project.write("docs/p.md", f"# P\n\n{fence}\nprint(1)\n```\n")
+    with pytest.raises(BlockError, match=re.escape("docs/p.md:3 (block 1): pymdownx.superfences cannot read")):
+        scan_page(project.root, "docs", "p.md")
+
+
+def test_options_are_read_as_superfences_reads_them(project):
+    # `hl-lines="1"` is, to superfences, the options hl and lines="1": both unknown here, and said so.
+    project.write("docs/p.md", '# P\n\n```python exec="on" hl-lines="1"\nprint(1)\n```\n')
+    with pytest.raises(BlockError, match=re.escape("docs/p.md:3 (block 1): unknown fence option hl= (known: ")):
+        scan_page(project.root, "docs", "p.md")
+
+
+def test_a_fence_with_an_attribute_list_is_a_block_too(project):
+    project.write("docs/p.md", '# P\n\n``` { .python exec="on" timeout="7" }\nprint(1)\n```\n')
+    (block,) = scan_page(project.root, "docs", "p.md").blocks
+    assert block.code == "print(1)" and block.options["timeout"] == "7"
+
+
+def test_a_whole_file_loses_the_region_markers_pymdownx_snippets_removes_and_only_those(project):
+    project.write(
+        "snippets/t/marks.py",
+        "# -8<- [start:short]\na = 1\n# -8<- [end:short]\n#--8<--[start:tight]\nb = 2\n# ;--8<-- [start:escaped]\n",
+    )
+    project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<-- "snippets/t/marks.py"\n```\n')
+    (block,) = scan_page(project.root, "docs", "p.md").blocks
+    assert block.code == "a = 1\n#--8<--[start:tight]\nb = 2\n# --8<-- [start:escaped]"

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import markdown
+from markdown.extensions.attr_list import get_attrs
 from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPreprocessor
+from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
 from handbook.errors import InputError
 from handbook.fences import FenceError, fences, prose_lines
 from handbook.tree_files import confined, read_text, refuse_links
 
-ATTR = re.compile(r"""(?P<key>[\w-]+)\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+))""")
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
-REGION_MARK = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
 SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 EXECUTED_LANGUAGES = {"python", "py"}
 # A block id names its recording file: a plain name, never a path.
@@ -79,9 +79,21 @@ class Page:
     blocks: tuple[Block, ...]
 
 
-def parse_attrs(text: str) -> dict[str, str]:
-    text = text.strip().strip("{}")
-    return {m["key"]: next(v for v in (m["dq"], m["sq"], m["bare"]) if v is not None) for m in ATTR.finditer(text)}
+def fence_header(header: str) -> tuple[str, dict[str, str]] | None:
+    """A fence's language and options, read from its opening line (without its indent) by
+    pymdownx.superfences' own patterns, exactly as markdown-exec is given them; None for a
+    header superfences cannot read (it then shows the fence as code, and runs nothing)."""
+    match = RE_NESTED_FENCE_START.match(header)
+    if match is None or match["unrecognized"]:
+        return None
+    if match["attrs"] is not None:  # {.python exec="on"}: the first class is the language
+        pairs = get_attrs(match["attrs"])
+        classes = [value for key, value in pairs if key == "."]
+        return (classes[0] if classes else ""), {key: value for key, value in pairs if key != "."}
+    options = {
+        m["key"]: m["key"] if m["value"] is None else m["value"] for m in RE_OPTIONS.finditer(match["options"] or "")
+    }
+    return match["lang"] or "", options
 
 
 @functools.cache
@@ -128,12 +140,28 @@ def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
         first = (max(len(lines) + begin, 0) if begin < 0 else begin) + 1
         what = f"lines {target.removeprefix(path_text)} of {path_text}"
     else:
-        kept = [(n, line) for n, line in enumerate(lines, 1) if not REGION_MARK.search(line)]
+        kept = _without_region_marks(snippets, lines)
         selected, first = [line for _, line in kept], kept[0][0] if kept else 1
         what = f"included file {path_text!r}"
     if not any(line.strip() for line in selected):
         raise BlockError(f"{where}: {what} is empty")
     return "\n".join(selected), path_text, first
+
+
+def _without_region_marks(snippets: SnippetPreprocessor, lines: list[str]) -> list[tuple[int, str]]:
+    """A whole file as pymdownx.snippets includes it (`parse_snippets`): region markers left out,
+    an escaped one (`;--8<--`) shown without its `;`; with each line's number."""
+    kept = []
+    for number, line in enumerate(lines, 1):
+        mark = snippets.match_section(line)
+        if mark and not mark["escape"]:
+            continue
+        if mark:
+            line = "".join(
+                [mark["pre"], mark["escape"].replace(";", "", 1), mark["inline_marker"], mark["section"], mark["post"]]
+            )
+        kept.append((number, line))
+    return kept
 
 
 def included_file(root: Path, path_text: str, where: str) -> Path:
@@ -206,12 +234,22 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
     blocks: list[Block] = []
     seen_ids: dict[str, int] = {}
     for fence in page_fences:
-        if fence.lang not in EXECUTED_LANGUAGES:
-            continue
         fence_line = fence.first + 1
-        body = fence.body(lines)
         where = f"{page_file}:{fence_line} (block {len(blocks) + 1})"
-        options = parse_attrs(fence.attrs)
+        header = lines[fence.first][len(fence.indent) :]
+        read = fence_header(header)
+        if read is None:
+            if fence.lang in EXECUTED_LANGUAGES:
+                raise BlockError(
+                    f"{where}: pymdownx.superfences cannot read this fence's options ({header.strip()!r}), so it "
+                    'would show the block without running it: write each as name="value", quoted, with a name '
+                    "of letters, digits and '_'"
+                )
+            continue
+        lang, options = read
+        if lang not in EXECUTED_LANGUAGES:
+            continue
+        body = fence.body(lines)
         if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
             raise BlockError(
                 f'{where}: a python fence without exec="on"; every Python block on a page runs (use another '
