@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import psutil
 import pytest
+from leftovers import run_page_leaving
 
 from handbook.execution import cgroups
 from handbook.execution.runner import BlockJob, PageJob, run_pages
@@ -46,25 +43,8 @@ def _can_make_groups() -> bool:
 CGROUPS = pytest.mark.skipif(not _can_make_groups(), reason="no writable cgroup v2 hierarchy here")
 
 
-def _marked(marker: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
-        if marker in (process.info["cmdline"] or []) and process.info["status"] != psutil.STATUS_ZOMBIE:
-            found.append(process)
-    return found
-
-
-def _kill_marked(marker: str) -> None:
-    for process in _marked(marker):
-        try:
-            os.kill(process.pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
 @CGROUPS
 def test_a_group_is_made_joined_killed_at_once_and_removed():
-    marker = f"new-session-{random.randint(10_000, 99_999)}"
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         group = cgroups.join(child.pid)
@@ -76,24 +56,13 @@ def test_a_group_is_made_joined_killed_at_once_and_removed():
         assert not group.exists()
     finally:
         child.kill()
-        _kill_marked(marker)
 
 
 @CGROUPS
 def test_a_daemon_that_takes_a_new_session_at_every_fork_ends_with_its_page():
-    marker = f"new-session-{random.randint(10_000, 99_999)}"
-    code = (
-        "import subprocess, sys, time\n"
-        f"subprocess.Popen([sys.executable, '-c', {NEW_SESSION_EACH_FORK!r}, {marker!r}])\n"
-        "time.sleep(1)\nprint('started')"
-    )
-    try:
-        runs = run_pages([PageJob("p", [BlockJob(code, "docs/p.md", 1, 30)])], REPO)["p"]
-        time.sleep(0.5)
-        assert _marked(marker) == []
-        assert runs[0].status == "ok" and runs[0].leftovers, runs[0]
-    finally:
-        _kill_marked(marker)
+    runs, survivors = run_page_leaving(NEW_SESSION_EACH_FORK)
+    assert survivors == []
+    assert runs[0].status == "ok" and runs[0].leftovers, runs[0]
 
 
 def test_where_no_group_can_be_made_nothing_is_ended_and_pages_run():

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
 import time
 from pathlib import Path
 
 import psutil
 import pytest
+from leftovers import run_page_leaving
 
 from handbook.execution.processes import descendants, end_descendants
-from handbook.execution.runner import BlockJob, PageJob, run_pages
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -144,28 +142,6 @@ while True:
 
 
 def test_a_process_that_keeps_reforking_is_frozen_killed_and_reported():
-    marker = f"reforking-{random.randint(10_000, 99_999)}"
-    code = (
-        f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {REFORKING!r}, {marker!r}])\n"
-        "time.sleep(1)\nprint('started')"
-    )
-    try:
-        runs = run_pages([PageJob("p", [BlockJob(code, "docs/p.md", 1, 30)])], REPO)["p"]
-        time.sleep(0.2)
-        assert _marked(marker) == []
-        assert runs[0].status == "ok" and runs[0].leftovers
-    finally:
-        for process in _marked(marker):
-            os.killpg(os.getpgid(process.pid), signal.SIGKILL)
-
-
-def _marked(marker: str) -> list[psutil.Process]:
-    """The re-forking processes: live, with `marker` on their command line."""
-    return [p for p in psutil.process_iter(["cmdline"]) if marker in (p.info["cmdline"] or []) and _live(p)]
-
-
-def _live(process: psutil.Process) -> bool:
-    try:
-        return process.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+    runs, survivors = run_page_leaving(REFORKING)
+    assert survivors == []
+    assert runs[0].status == "ok" and runs[0].leftovers
