@@ -15,6 +15,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
+from handbook.errors import InputError
+
 # The Pythons an edition holds for. Every recording is made with the first; where another
 # prints differently, its output is recorded beside (`handbook.execution.recordings`), and
 # each published edition is built with the first. The Makefile's PYTHONS lists the same.
@@ -59,9 +63,18 @@ def minor_version(version: str) -> str:
     return ".".join(release_of(version).split(".")[:2])
 
 
+def release_order(version: str) -> Version:
+    """A release as packaging orders it: `2.16.0rc1` before `2.16.0`, `2.14.1+cu130` as `2.14.1`."""
+    try:
+        return Version(release_of(version))
+    except InvalidVersion:
+        raise InputError(f"{version!r} is not a release number (such as 2.14.1 or 2.16.0rc1)") from None
+
+
 def version_key(version: str, parts: int = 3) -> tuple[int, ...]:
-    """`2.14.1+cu130` -> (2, 14, 1): comparable, part by part."""
-    return tuple(int(p) for p in re.findall(r"\d+", release_of(version)))[:parts]
+    """`2.14.1+cu130` -> (2, 14, 1): its first `parts` numbers, for a condition written with fewer
+    (`torch >= 2.16` holds for 2.16.0rc1: an edition reads as its release does)."""
+    return release_order(version).release[:parts]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, SUPPORTED_PYTHONS, python_minor, version_key
+from handbook.environment import (
+    RECORDED_PLATFORM,
+    RECORDED_PYTHON,
+    SUPPORTED_PYTHONS,
+    python_minor,
+    release_order,
+    version_key,
+)
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
 from handbook.tree_files import TreeError, confined_path, links_in, read_text, write_atomically
@@ -46,7 +53,7 @@ OVERLAY_MARK = "python-version"  # in an overlay: the Python it was recorded wit
 
 def recorded_releases(root: Path) -> list[str]:
     found = [p.name.removeprefix("torch-") for p in (root / "recordings").glob("torch-*") if p.is_dir()]
-    return sorted(found, key=version_key)
+    return sorted(found, key=release_order)
 
 
 def nearest_release(root: Path, release: str) -> str | None:
@@ -198,7 +205,7 @@ class Recordings:
         if not self.directory.is_dir():
             return []
         found = [p.name.removeprefix(OVERLAY_PREFIX) for p in self.directory.glob(f"{OVERLAY_PREFIX}*") if p.is_dir()]
-        return sorted(found, key=version_key)
+        return sorted(found, key=release_order)
 
     def with_python(self, python: str) -> Recordings:
         return Recordings(self.root, self.release, self.directory, python, self.platform)
