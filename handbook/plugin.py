@@ -22,11 +22,12 @@ from handbook.execution import runner
 from handbook.execution.blocks import expand_includes, scan_docs
 from handbook.execution.failures import failure_report, killed_processes, platform_note
 from handbook.execution.pipeline import SiteRun, execute
-from handbook.execution.recordings import Recordings, recorded_releases
+from handbook.execution.recordings import Recordings
 from handbook.execution.runner import SettingError
 from handbook.fences import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import resolve_quotes
+from handbook.releases import recorded_releases
 from handbook.rendering import PageRenderer
 from handbook.reports import site_report, what_changed
 from handbook.reports.execution_report import write_report

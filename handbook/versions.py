@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from handbook.environment import minor_version
-from handbook.execution.recordings import recorded_releases
+from handbook.releases import recorded_releases
 
 
 def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[str]:

@@ -11,6 +11,7 @@ BASE = {
     "handbook.environment",
     "handbook.errors",
     "handbook.fences",
+    "handbook.releases",
     "handbook.tree_files",
     "handbook.versioned_prose",
 }

@@ -16,8 +16,9 @@ from handbook.environment import installed_torch
 from handbook.execution.blocks import scan_docs
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
-from handbook.execution.recordings import Recordings, recorded_releases
+from handbook.execution.recordings import Recordings
 from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command, write
+from handbook.releases import recorded_releases
 from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON
-from handbook.execution.recordings import Recordings, recorded_releases
+from handbook.execution.recordings import Recordings
 from handbook.prose.guard import contradictions, numbers
+from handbook.releases import recorded_releases
 
 REPO = Path(__file__).resolve().parent.parent
 

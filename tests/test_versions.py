@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
-from handbook.execution.recordings import recorded_releases
+from handbook.releases import recorded_releases
 from handbook.versions import deploy_command
 
 

@@ -21,10 +21,11 @@ from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
-from handbook.execution.recordings import GpuRecording, Recordings, nearest_release, unified_diff
+from handbook.execution.recordings import GpuRecording, Recordings, unified_diff
 from handbook.execution.runner import BlockJob, BlockRun, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard
+from handbook.releases import nearest_release
 from handbook.tree_files import write_atomically
 
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.

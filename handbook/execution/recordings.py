@@ -37,7 +37,6 @@ from handbook.environment import (
     SUPPORTED_PYTHONS,
     python_minor,
     release_order,
-    version_key,
 )
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
@@ -49,22 +48,6 @@ OVERLAY_PREFIX = "python-"  # python-3.13/: what Python 3.13 prints differently
 PLATFORM_PREFIX = "platform-"  # platform-linux-aarch64/: what that platform prints differently
 PLATFORM_MARK = "platform"  # in a platform's overlay: that its outputs were recorded
 OVERLAY_MARK = "python-version"  # in an overlay: the Python it was recorded with, e.g. 3.13.0
-
-
-def recorded_releases(root: Path) -> list[str]:
-    found = [p.name.removeprefix("torch-") for p in (root / "recordings").glob("torch-*") if p.is_dir()]
-    return sorted(found, key=release_order)
-
-
-def nearest_release(root: Path, release: str) -> str | None:
-    """The recorded release closest to `release`: a new torch is first compared with its neighbour."""
-    target = version_key(release)
-
-    def distance(other: str) -> tuple[int, ...]:
-        return tuple(abs(a - b) for a, b in zip(version_key(other), target, strict=False))
-
-    releases = [r for r in recorded_releases(root) if r != release]
-    return min(releases, key=distance) if releases else None
 
 
 @dataclass(frozen=True)

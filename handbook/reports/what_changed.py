@@ -18,8 +18,9 @@ from markdown.extensions.toc import slugify
 from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
-from handbook.execution.recordings import Recordings, recorded_releases, unified_diff
+from handbook.execution.recordings import Recordings, unified_diff
 from handbook.fences import fenced
+from handbook.releases import previous_release
 
 PAGE = "what-changed.md"
 MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MULTILINE)
@@ -28,12 +29,6 @@ MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MUL
 def entry_anchor(new: str, block: Block) -> str:
     """The id of a block's entry in the comparison that ends at release `new`."""
     return f"changed-{minor_version(new)}-{block.page.removesuffix('.md').replace('/', '-')}-{block.id}"
-
-
-def previous_release(root: Path, release: str) -> str | None:
-    releases = recorded_releases(root)
-    position = releases.index(release) if release in releases else 0
-    return releases[position - 1] if position > 0 else None
 
 
 def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, str]:
