@@ -24,6 +24,7 @@ from handbook.execution.failures import failure_report, killed_processes, platfo
 from handbook.execution.pipeline import SiteRun, execute
 from handbook.execution.recordings import Recordings
 from handbook.execution.runner import SettingError
+from handbook.execution.tree_guard import tree_digest
 from handbook.fences import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import resolve_quotes
@@ -330,7 +331,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_post_build(self, *, config):
         if not self.site:
             return
-        write_report(self.site, Path(config.site_dir) / "execution-report.json")
+        write_report(self.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
 
 
 def last_changed(root: Path, docs_dir: str, page: str) -> str | None:

@@ -271,9 +271,10 @@ def browser():
 @pytest.fixture(scope="session")
 def site_url():
     """The built site/ served on localhost."""
-    from site_browser import SITE, serve
+    from site_browser import SITE, serve, stale
 
-    assert (SITE / "index.html").is_file(), "site/ is missing: run the strict build first (make test does)"
+    problem = stale(SITE)
+    assert problem is None, problem
     server = serve(SITE)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

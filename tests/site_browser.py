@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import shutil
 import subprocess
 import threading
 from pathlib import Path
+
+from handbook.execution.tree_guard import tree_digest
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"
@@ -81,3 +84,18 @@ def site_pages(site: Path = SITE) -> list[str]:
 def blocked_by_policy(page) -> list[str]:
     """What the Content-Security-Policy blocked on `page`, whose context has CSP_LISTENER."""
     return page.evaluate("window.__blocked || []")
+
+
+def stale(site: Path = SITE, root: Path = REPO) -> str | None:
+    """Why `site` cannot be tested as the tree's site: missing, or built from another state of the
+    tree (its execution report records the tree it was built from); None when it is fresh."""
+    report = site / "execution-report.json"
+    name = site.relative_to(root) if site.is_relative_to(root) else site
+    if not report.is_file():
+        return f"{name}/ is missing or unfinished: build it first (`make test` builds every edition before the tests)"
+    if json.loads(report.read_text()).get("tree") != tree_digest(root):
+        return (
+            f"{name}/ was built from another state of the tree (docs/, snippets/, recordings/, handbook/, "
+            "overrides/, mkdocs.yml have changed since): build it again (`make test` does)"
+        )
+    return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,3 +57,9 @@ def test_halves_and_base_import_only_downwards():
 def test_every_module_is_in_a_layer_the_docstring_names():
     names = {module_name(path) for path in (REPO / "handbook").rglob("*.py")}
     assert {layer(name) for name in names} == {"base", "handbook.execution", "handbook.sources", "site"}
+    # The package's docstring names the base modules, in its paragraph "Below both halves".
+    docstring = ast.get_docstring(ast.parse((REPO / "handbook" / "__init__.py").read_text(encoding="utf-8")))
+    below = docstring[docstring.index("Below both halves:") :].split("\n\n")[0]
+    named = {f"handbook.{name}" for name in re.findall(r"`(\w+)`", below)}
+    assert named == BASE - {"handbook"}
+    assert named <= names  # each one a module that exists

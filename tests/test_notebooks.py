@@ -11,6 +11,7 @@ import nbformat
 import pytest
 import torch
 from nbclient import NotebookClient
+from site_browser import stale
 
 from handbook.environment import installed_torch
 from handbook.execution.blocks import scan_docs
@@ -65,6 +66,8 @@ BUILT_SITES = {
 def test_each_edition_notebooks_are_clean(release):
     """The notebooks the strict build of each edition wrote (`make test` builds every edition first)."""
     site = BUILT_SITES[release]
+    problem = stale(site)
+    assert problem is None, problem
     built = sorted(site.glob("notebooks/*/*.ipynb"))
     assert built, f"no notebooks in {site.relative_to(REPO)}: build this edition first (`make test` does)"
     assert {path.stem for path in built} == {page.path.removesuffix(".md") for page in PAGES}

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from site_browser import stale
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS
 
@@ -481,6 +482,15 @@ FLAKY = (
     "ratio = ratios[min(len(runs.read_text()), len(ratios)) - 1]\n"
     'print(f"ratio: {ratio}x (measured; claim: between 0.5 and 2)")'
 )
+
+
+def test_a_built_site_records_the_tree_it_was_built_from_so_tests_refuse_a_stale_one(recorded):
+    assert recorded.build().returncode == 0
+    site = recorded.root / "site"
+    assert stale(site, recorded.root) is None
+    page = recorded.root / "docs/demo.md"
+    page.write_text(page.read_text() + "\nA sentence added after the build.\n")
+    assert "site/ was built from another state of the tree" in stale(site, recorded.root)
 
 
 def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):

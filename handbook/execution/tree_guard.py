@@ -53,6 +53,15 @@ def _digest(path: Path) -> str:
         return f"unreadable: {error.strerror}"
 
 
+def tree_digest(root: Path) -> str:
+    """One digest of everything the build reads: what a built site records, so that a test reading
+    it can tell whether it was built from the tree as it is now."""
+    digest = hashlib.sha256()
+    for path, value in sorted(snapshot(root).items()):
+        digest.update(f"{path}\0{value}\0".encode())
+    return digest.hexdigest()
+
+
 def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
     """Each path that differs, with what happened to it."""
     return [

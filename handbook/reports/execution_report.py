@@ -10,9 +10,11 @@ from handbook.environment import RECORDED_PYTHON
 from handbook.execution.pipeline import SiteRun
 
 
-def report_data(site: SiteRun) -> dict:
+def report_data(site: SiteRun, tree: str = "") -> dict:
+    """`tree`: the digest of the tree the site was built from (`tree_guard.tree_digest`)."""
     return {
         **site.environment.as_dict(),
+        "tree": tree,
         "recordings_python": RECORDED_PYTHON,  # where this Python prints differently, a block names its own
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": round(site.seconds, 3),
@@ -37,6 +39,6 @@ def report_data(site: SiteRun) -> dict:
     }
 
 
-def write_report(site: SiteRun, path: Path) -> None:
+def write_report(site: SiteRun, path: Path, tree: str = "") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report_data(site), indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(report_data(site, tree), indent=2) + "\n", encoding="utf-8")
