@@ -121,11 +121,11 @@ class ExecutionCache:
             runs = [_run(entry) for entry in data["runs"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing or corrupt: recompute
-        if len(runs) != blocks or any(run.status not in {Status.OK, Status.SKIPPED} for run in runs):
+        if len(runs) != blocks or not all(Status(run.status).storable for run in runs):
             return None
         return runs
 
     def store(self, key: str, runs: list[BlockRun]) -> None:
-        if not self.enabled or any(run.status not in {Status.OK, Status.SKIPPED} for run in runs):
+        if not self.enabled or not all(Status(run.status).storable for run in runs):
             return
         write_atomically(self._path(key), json.dumps({"runs": [vars(run) for run in runs]}))

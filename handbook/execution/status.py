@@ -61,3 +61,9 @@ class Status(StrEnum):
     def shows_recording(self) -> bool:
         """Nothing ran: the page shows a recording."""
         return self in {Status.RECORDED, Status.GPU_RECORDED, Status.GPU_MISSING}
+
+    @property
+    def storable(self) -> bool:
+        """A page's run may be kept in the execution cache only if each of its blocks is so: run to
+        its end in this build, or not run here by design."""
+        return self in {Status.OK, Status.SKIPPED}
