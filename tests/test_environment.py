@@ -8,7 +8,6 @@ import pytest
 
 from handbook.environment import cache_root, release_order, version_key
 from handbook.errors import InputError
-from handbook.releases import nearest_release, previous_release, recorded_releases
 
 
 def test_releases_are_ordered_as_packaging_orders_them():
@@ -40,12 +39,3 @@ def test_the_cache_root_is_the_repositorys_unless_set(monkeypatch, tmp_path):
     assert cache_root(tmp_path) == tmp_path / ".cache" / "handbook"
     monkeypatch.setenv("HANDBOOK_CACHE_DIR", "elsewhere")
     assert cache_root(tmp_path) == Path("elsewhere").absolute()
-
-
-def test_recorded_releases_follow_packagings_order_and_each_has_its_neighbours(tmp_path):
-    for release in ("2.16.0", "2.16.0rc1", "2.15.0", "2.16.0rc2", "2.14.1"):
-        (tmp_path / "recordings" / f"torch-{release}").mkdir(parents=True)
-    assert recorded_releases(tmp_path) == ["2.14.1", "2.15.0", "2.16.0rc1", "2.16.0rc2", "2.16.0"]
-    assert previous_release(tmp_path, "2.16.0") == "2.16.0rc2"
-    assert previous_release(tmp_path, "2.14.1") is None
-    assert nearest_release(tmp_path, "2.17.0") in {"2.16.0rc1", "2.16.0rc2", "2.16.0"}

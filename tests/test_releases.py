@@ -1,0 +1,14 @@
+"""The recorded releases, in packaging's order, and the rules that pick one."""
+
+from __future__ import annotations
+
+from handbook.releases import nearest_release, previous_release, recorded_releases
+
+
+def test_recorded_releases_follow_packagings_order_and_each_has_its_neighbours(tmp_path):
+    for release in ("2.16.0", "2.16.0rc1", "2.15.0", "2.16.0rc2", "2.14.1"):
+        (tmp_path / "recordings" / f"torch-{release}").mkdir(parents=True)
+    assert recorded_releases(tmp_path) == ["2.14.1", "2.15.0", "2.16.0rc1", "2.16.0rc2", "2.16.0"]
+    assert previous_release(tmp_path, "2.16.0") == "2.16.0rc2"
+    assert previous_release(tmp_path, "2.14.1") is None
+    assert nearest_release(tmp_path, "2.17.0") in {"2.16.0rc1", "2.16.0rc2", "2.16.0"}
