@@ -44,8 +44,11 @@ serve: $(INSTALLED)
 # A build or test run that leaves a process running fails, naming it (tools/contained.py).
 CONTAINED = $(PYTHON) tools/contained.py
 SITE ?= site
+# check-site: a build that did not run the handbook plugin (a generator that ignores MkDocs
+# plugins) has no execution report, and fails here instead of publishing unchecked pages.
 build: $(INSTALLED)
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
+	$(PYTHON) -m handbook check-site $(SITE)
 
 # axe-core for the accessibility tests, exactly as package-lock.json pins it. The tests
 # inject it into the built pages; the site never ships it.
@@ -58,6 +61,7 @@ $(AXE): package.json package-lock.json
 # reuse. Every other supported torch is built against its own recordings too.
 test: $(INSTALLED) $(AXE)
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict
+	$(PYTHON) -m handbook check-site site
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools

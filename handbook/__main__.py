@@ -4,6 +4,7 @@
     source-index   rewrite source-index/torch-<release>.txt from the installed torch
     drift-report   what the installed torch changes against the nearest recorded release
     deploy         publish this torch's build as one mike version (local gh-pages branch)
+    check-site     fail unless a built site was made by the handbook plugin from this tree, every block passing
 
 The Makefile runs them (`make goldens`, `make source-index`, `make new-release`,
 `make versions`); each acts on the torch installed in the running environment.
@@ -22,6 +23,7 @@ from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
 from handbook.reports.drift import drift_report
+from handbook.reports.execution_report import site_problems
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
 from handbook.versions import deploy_command, tool_environment
@@ -60,6 +62,13 @@ def deploy(args: argparse.Namespace) -> int:
     return subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
 
 
+def check_site(args: argparse.Namespace) -> int:
+    problems = site_problems(args.site.resolve(), args.root)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="python -m handbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -90,6 +99,9 @@ def parser() -> argparse.ArgumentParser:
     deployer = commands.add_parser("deploy", help="deploy this torch's build as one mike version")
     deployer.add_argument("--branch", default="gh-pages")
     deployer.set_defaults(run=deploy)
+    checker = commands.add_parser("check-site", help="fail unless SITE is the handbook plugin's build of this tree")
+    checker.add_argument("site", type=Path)
+    checker.set_defaults(run=check_site)
     return main
 
 

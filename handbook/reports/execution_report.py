@@ -8,6 +8,8 @@ from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.pipeline import SiteRun
+from handbook.execution.status import Status
+from handbook.execution.tree_guard import tree_digest
 
 
 def report_data(site: SiteRun, tree: str = "") -> dict:
@@ -42,3 +44,28 @@ def report_data(site: SiteRun, tree: str = "") -> dict:
 def write_report(site: SiteRun, path: Path, tree: str = "") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report_data(site, tree), indent=2) + "\n", encoding="utf-8")
+
+
+def site_problems(site_dir: Path, root: Path) -> list[str]:
+    """Why a built site cannot be published as the handbook's: no execution report (the handbook
+    plugin did not run: a site generator that ignores MkDocs plugins built it, its blocks neither
+    run by the engine nor checked against their recordings), a report of another tree, or blocks
+    that did not pass. [] for a site the strict build made from this tree."""
+    report = site_dir / "execution-report.json"
+    if not report.is_file():
+        return [
+            f"{site_dir}/execution-report.json is missing: the handbook plugin did not run, so no block was run by "
+            "the engine or checked against its recording; build with `make build` (MkDocs with the handbook plugin)"
+        ]
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except ValueError as error:
+        return [f"{report}: not an execution report ({error})"]
+    problems = []
+    if data.get("tree") != tree_digest(root):
+        problems.append(f"{report}: the site was built from another state of the tree; build it again")
+    failed = [b for b in data.get("blocks", []) if not Status(b.get("status", "raised")).passes]
+    problems += [f"{b['page']}, block {b['id']} ({b['source']}): {b['status']}" for b in failed]
+    if not data.get("blocks"):
+        problems.append(f"{report}: no block was checked")
+    return problems
