@@ -32,6 +32,7 @@ import weakref
 from pathlib import Path
 
 from handbook.execution import cgroups, confinement, processes
+from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.status import Status
 
 THIS_FILE = os.path.abspath(__file__)
@@ -59,26 +60,6 @@ def _unbuffered_c_stdio() -> None:
             libc.setvbuf(stream, None, 2, 0)  # _IONBF
     except (OSError, ValueError):
         pass
-
-
-# The state every page starts in, as code: run here, and shown as a chapter notebook's first cell.
-PAGE_STATE = """\
-# Every page of the handbook runs in a fresh process in this state.
-import random
-import warnings
-
-import numpy
-import torch
-
-torch.set_num_threads(1)
-torch.manual_seed(0)
-random.seed(0)
-numpy.random.seed(0)
-warnings.resetwarnings()
-warnings.simplefilter("default")  # every warning shown, once per place
-# A warning about a patch release of Python, not about any example: it would be recorded
-# for 3.13.0 only (torch 2.15's guards warn "Guards may run slower on Python 3.13.0").
-warnings.filterwarnings("ignore", message=r"Guards may run slower on Python 3\\.13\\.0", category=RuntimeWarning)"""
 
 
 def _fresh_state() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from handbook.environment import RECORDED_PYTHON
-from handbook.execution.page_process import PAGE_STATE
+from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.pipeline import SiteRun
 
 PAGE = "how-this-site-is-built.md"
