@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import glob
 import importlib.util
-import os
 import platform
 import re
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from handbook import switches
 from handbook.errors import InputError
 
 # The Pythons an edition holds for. Every recording is made with the first; where another
@@ -36,7 +36,7 @@ CACHE_DIR = ".cache/handbook"  # below the repository root, unless HANDBOOK_CACH
 
 def cache_root(root: Path) -> Path:
     """Where every cache of the build lives (runs, source symbols, notebooks, torch's compile caches)."""
-    return Path(os.environ.get("HANDBOOK_CACHE_DIR") or root / CACHE_DIR).absolute()
+    return Path(switches.value(switches.CACHE_DIR) or root / CACHE_DIR).absolute()
 
 
 def this_platform() -> str:

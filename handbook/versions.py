@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import minor_version
 from handbook.releases import recorded_releases
 
@@ -26,4 +27,4 @@ def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[s
 def tool_environment() -> dict[str, str]:
     """mike runs `mkdocs` from PATH: it must be this environment's."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    return {**os.environ, "PATH": path, "HANDBOOK_VERSION_PROVIDER": "mike"}
+    return {**os.environ, "PATH": path, switches.VERSION_PROVIDER: "mike"}

@@ -13,6 +13,7 @@ BASE = {
     "handbook.errors",
     "handbook.fences",
     "handbook.releases",
+    "handbook.switches",
     "handbook.tree_files",
     "handbook.versioned_prose",
 }

@@ -16,6 +16,7 @@ import os
 from dataclasses import fields
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import Environment
 from handbook.errors import InputError
 from handbook.execution.blocks import Page
@@ -72,8 +73,8 @@ OUTPUT_VARIABLES = {"PYTHONHASHSEED", "KINETO_LOG_LEVEL", "OMP_NUM_THREADS", "MK
 CACHE_DIR_VARIABLES = {
     "TORCHINDUCTOR_CACHE_DIR",
     "TORCH_EXTENSIONS_DIR",
-    "HANDBOOK_COMPILE_LOCK",
-    "HANDBOOK_PAGE_READ_ONLY",
+    switches.COMPILE_LOCK,
+    switches.PAGE_READ_ONLY,
 }
 
 

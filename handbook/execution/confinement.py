@@ -20,9 +20,7 @@ import ctypes
 import os
 from pathlib import Path
 
-SWITCH = "HANDBOOK_READ_ONLY_TREE"
-# Set by the pipeline before the zygote starts: the build's caches, beside the repository.
-READ_ONLY_VARIABLE = "HANDBOOK_PAGE_READ_ONLY"
+from handbook import switches
 
 CLONE_NEWNS = 0x00020000  # <linux/sched.h>
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18  # <linux/mount.h>
@@ -35,8 +33,8 @@ class _Refused(OSError):
 def confine(read_only: list[str], writable: list[str]) -> str:
     """Make `read_only` read-only for this process and its children, except `writable` below
     them; return what was done, or why it was not (nothing outside this process's namespace changes)."""
-    if os.environ.get(SWITCH) == "0":
-        return f"the tree writable ({SWITCH}=0), checked by the tree guard alone"
+    if switches.off(switches.READ_ONLY_TREE):
+        return f"the tree writable ({switches.READ_ONLY_TREE}=0), checked by the tree guard alone"
     tops = _existing(read_only)
     inside = [path for path in _existing(writable) if any(_below(path, top) for top in tops)]
     try:

@@ -31,6 +31,7 @@ import traceback
 import weakref
 from pathlib import Path
 
+from handbook import switches
 from handbook.execution import cgroups, confinement, processes
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.status import Status
@@ -188,7 +189,7 @@ def _out_of_descriptors(error: OSError, conn) -> str:
 def _confine(repo_root: str, capture_dir: str, work_dir: str) -> str:
     """The tree and the build's caches read-only for this page; torch's compile caches and the page's
     own directories writable (see `confinement`)."""
-    extra = [path for path in os.environ.get(confinement.READ_ONLY_VARIABLE, "").split(os.pathsep) if path]
+    extra = [path for path in (switches.value(switches.PAGE_READ_ONLY) or "").split(os.pathsep) if path]
     compile_caches = [os.environ.get(name, "") for name in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR")]
     return confinement.confine([repo_root, *extra], [*filter(None, compile_caches), capture_dir, work_dir])
 

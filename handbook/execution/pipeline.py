@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import Environment, Machine, cache_root, gpu_possible, installed_torch, this_platform
-from handbook.execution import confinement, runner
+from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.measurements import broken_claims, masked
@@ -49,14 +50,15 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time), where
     # util-linux's flock exists (not on macOS: there compiles run as they come).
-    os.environ.setdefault("HANDBOOK_COMPILE_LOCK", str(caches / "compile.lock"))
+    os.environ.setdefault(switches.COMPILE_LOCK, str(caches / "compile.lock"))
     # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
     # those, and the lock file, must exist before a page's mounts are made.
-    os.environ.setdefault(confinement.READ_ONLY_VARIABLE, str(caches))
+    os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
     for name in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR"):
         Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
-    Path(os.environ["HANDBOOK_COMPILE_LOCK"]).parent.mkdir(parents=True, exist_ok=True)
-    Path(os.environ["HANDBOOK_COMPILE_LOCK"]).touch()
+    if lock := switches.value(switches.COMPILE_LOCK):  # "": compiles run as they come
+        Path(lock).parent.mkdir(parents=True, exist_ok=True)
+        Path(lock).touch()
     path = os.environ.get("PATH", "").split(os.pathsep)
     if str(COMPILERS) not in path and shutil.which("flock"):
         os.environ["PATH"] = os.pathsep.join([str(COMPILERS), *path])
@@ -376,9 +378,9 @@ def execute(
 ) -> SiteRun:
     """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
     if cache_enabled is None:
-        cache_enabled = os.environ.get("HANDBOOK_CACHE", "1") != "0"
+        cache_enabled = not switches.off(switches.CACHE)
     pages = scan_docs(root, docs_dir, only)
-    if os.environ.get("HANDBOOK_EXECUTE", "1") == "0":
+    if switches.off(switches.EXECUTE):
         return recorded_site(root, pages)
     check_cache_root(cache_root(root))
     prepare_page_processes(root)

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import (
     RECORDED_PLATFORM,
     RECORDED_PYTHON,
@@ -388,7 +389,7 @@ def _recorded(overlay: Path | None) -> bool:
 
 def _fault_point(name: str) -> None:
     """Tests kill a real re-recording here (`HANDBOOK_GOLDENS_KILL_AT=<name>`), as a user's ^C or a CI timeout would."""
-    if os.environ.get("HANDBOOK_GOLDENS_KILL_AT") == name:
+    if switches.value(switches.GOLDENS_KILL_AT) == name:
         os.kill(os.getpid(), signal.SIGKILL)
 
 

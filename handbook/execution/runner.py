@@ -28,6 +28,7 @@ from pathlib import Path
 
 import psutil
 
+from handbook import switches
 from handbook.execution import cgroups, page_process, processes, zygote
 from handbook.execution.status import Status
 
@@ -120,8 +121,8 @@ class _Running:
 
 
 def default_timeout() -> float:
-    setting = os.environ.get("DOCS_BLOCK_TIMEOUT")
-    return _seconds(setting, "DOCS_BLOCK_TIMEOUT") if setting else DEFAULT_TIMEOUT
+    setting = switches.value(switches.BLOCK_TIMEOUT)
+    return _seconds(setting, switches.BLOCK_TIMEOUT) if setting else DEFAULT_TIMEOUT
 
 
 def block_timeout(options: dict[str, str]) -> float:
@@ -197,13 +198,13 @@ def limits(workers: int | None = None) -> Limits:
     `DOCS_PAGE_MEMORY`, else an equal share of that memory."""
     usable = int(available_memory() * MEMORY_SHARE)
     cores = usable_cores()
-    setting = os.environ.get("DOCS_PAGE_MEMORY")
+    setting = switches.value(switches.PAGE_MEMORY)
     if setting:
-        page_memory = parse_size(setting, "DOCS_PAGE_MEMORY")
+        page_memory = parse_size(setting, switches.PAGE_MEMORY)
         if page_memory <= 0:
-            raise SettingError(f"DOCS_PAGE_MEMORY={setting!r} is not a size above zero")
+            raise SettingError(f"{switches.PAGE_MEMORY}={setting!r} is not a size above zero")
         workers = workers or max(1, min(cores, usable // page_memory))
-        return Limits(workers, page_memory, "DOCS_PAGE_MEMORY")
+        return Limits(workers, page_memory, switches.PAGE_MEMORY)
     workers = workers or max(1, min(cores, usable // PAGE_MEMORY_FLOOR))
     source = (
         f"the default: {MEMORY_SHARE:.0%} of the memory available when the build started, shared by "
