@@ -21,7 +21,7 @@ import re
 
 from handbook.environment import RECORDED_PYTHON, version_key
 from handbook.errors import InputError
-from handbook.fences import prose_lines
+from handbook.fences import FenceError, prose_lines
 
 CONDITION = re.compile(
     r"^<!-- if (?P<subject>torch|python) (?P<op><=|>=|==|<|>) (?P<version>\d+(?:\.\d+)*) -->\n(?P<then>.*?)"
@@ -50,7 +50,7 @@ def check(markdown: str, where: str) -> None:
     opened: int | None = None  # the line of the open `if`
     seen_else = False
     lines = markdown.splitlines()
-    for number, (line, prose) in enumerate(zip(lines, prose_lines(lines), strict=True), 1):
+    for number, (line, prose) in enumerate(zip(lines, _prose(lines, where), strict=True), 1):
         directive = DIRECTIVE.match(line) if prose else None  # one shown in a code fence is an example
         if not directive:
             continue
@@ -98,20 +98,27 @@ def holds(match: re.Match, release: str, python: str) -> bool:
     return OPERATORS[match["op"]](version_key(actual, wanted.count(".") + 1), version_key(wanted))
 
 
-def _conditions(markdown: str) -> list[re.Match]:
+def _prose(lines: list[str], where: str) -> list[bool]:
+    try:
+        return prose_lines(lines)
+    except FenceError as error:  # named like any bad line of the page, not a traceback
+        raise VersionedProseError(where, error.line, str(error)) from error
+
+
+def _conditions(markdown: str, where: str) -> list[re.Match]:
     """The conditions of the page's prose, matched on a copy with every fenced line blanked (a
     condition shown in a code fence is an example, kept as written); the spans are the page's."""
     lines = markdown.split("\n")
     masked = "\n".join(
-        line if prose else " " * len(line) for line, prose in zip(lines, prose_lines(lines), strict=True)
+        line if prose else " " * len(line) for line, prose in zip(lines, _prose(lines, where), strict=True)
     )
     return list(CONDITION.finditer(masked))
 
 
-def _replaced(markdown: str, choose) -> str:
+def _replaced(markdown: str, where: str, choose) -> str:
     """`markdown` with each condition replaced by `choose(match, text_of_group)`."""
     pieces, last = [], 0
-    for match in _conditions(markdown):
+    for match in _conditions(markdown, where):
         pieces += [markdown[last : match.start()], choose(match, lambda name, m=match: _group(markdown, m, name))]
         last = match.end()
     return "".join([*pieces, markdown[last:]])
@@ -125,7 +132,7 @@ def render(markdown: str, release: str, python: str = RECORDED_PYTHON, where: st
     """The Markdown as the edition for `release`, built with `python`, shows it (`where` names it in errors)."""
     check(markdown, where)
     return _replaced(
-        markdown, lambda match, text: text("then") if holds(match, release, python) else (text("else") or "")
+        markdown, where, lambda match, text: text("then") if holds(match, release, python) else (text("else") or "")
     )
 
 
@@ -141,4 +148,4 @@ def render_keeping_lines(markdown: str, release: str, python: str = RECORDED_PYT
             return "\n" + text("then") + blank(text("otherwise")) + blank(text("end"))
         return "\n" + blank(text("then")) + ("\n" + text("else") if text("otherwise") else "") + blank(text("end"))
 
-    return _replaced(markdown, choose)
+    return _replaced(markdown, where, choose)

@@ -75,3 +75,8 @@ def test_a_condition_shown_in_a_code_fence_is_an_example_and_stays_as_written():
 
 def test_a_half_condition_in_a_code_fence_is_no_error():
     render("```text\n<!-- end if -->\n<!-- else -->\n```\n", "2.14.1")
+
+
+def test_a_fence_never_closed_is_named_like_a_bad_condition():
+    with pytest.raises(VersionedProseError, match=r"^docs/a.md:2: the fence opened at line 2 is never closed$"):
+        render("text\n```python\nprint(1)\n", "2.14.1", where="docs/a.md")

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from markdown.extensions.toc import slugify
 
-from handbook.fences import prose_lines
+from handbook.fences import FenceError, prose_lines
 from handbook.sources.links import Citation
 
 PAGE = "source-map.md"
@@ -16,7 +16,11 @@ PAGE = "source-map.md"
 def title_of(markdown: str, page: str) -> str:
     """The page's first level-1 heading of its prose (a `# comment` in a code fence is none), else its path."""
     lines = markdown.splitlines()
-    for line, prose in zip(lines, prose_lines(lines), strict=True):
+    try:
+        is_prose = prose_lines(lines)
+    except FenceError as error:  # the scan names it; a title is still found above it
+        is_prose = [number < error.line - 1 for number in range(len(lines))]
+    for line, prose in zip(lines, is_prose, strict=True):
         heading = re.fullmatch(r"#\s+(.+?)\s*", line) if prose else None
         if heading:
             return heading[1]
