@@ -9,8 +9,10 @@ import sys
 import textwrap
 
 import pytest
+from probes import REFUSED
 
 ROOT_ON_LINUX = os.geteuid() == 0 and sys.platform == "linux"
+
 
 # Run in a child: the namespace is that process's, never the test's.
 PROBE = textwrap.dedent(
@@ -43,7 +45,7 @@ def probe(tmp_path, env=None, prefix=()) -> list[str]:
     return result.stdout.splitlines()
 
 
-@pytest.mark.skipif(not ROOT_ON_LINUX, reason="a private mount namespace needs root on Linux")
+@pytest.mark.skipif(REFUSED is not None, reason=f"this machine refuses a private read-only mount: {REFUSED}")
 def test_the_tree_is_read_only_but_for_its_holes_and_only_for_that_process(tmp_path):
     assert probe(tmp_path) == [
         "the tree and the build's caches read-only",

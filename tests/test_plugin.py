@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -11,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from probes import REFUSED
 from site_browser import stale
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS
@@ -509,11 +509,6 @@ def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
     assert "its page ran a second time in this build, fresh" in wrong.stderr
 
 
-def confined_here() -> bool:
-    """Whether this machine lets a page have a read-only view of the tree (root: CI, containers)."""
-    return os.geteuid() == 0 and sys.platform == "linux"
-
-
 def test_a_block_that_writes_a_page_and_edits_mkdocs_yml_fails_the_build_naming_both(recorded):
     """Unconfined (a writer's machine): the tree guard finds both changes after the page, and keeps nothing."""
     cached = sorted((recorded.root / ".cache").rglob("exec/*/*.json"))
@@ -535,7 +530,7 @@ def test_a_block_that_rewrites_its_own_recording_fails_the_build(recorded):
     assert f"when docs/demo.md ended: {recording.relative_to(recorded.root).as_posix()} (changed)" in result.stderr
 
 
-@pytest.mark.skipif(not confined_here(), reason="a private mount namespace needs root on Linux")
+@pytest.mark.skipif(REFUSED is not None, reason=f"this machine refuses a private read-only mount: {REFUSED}")
 def test_a_confined_block_can_write_neither_the_tree_nor_the_stored_runs_but_torch_caches_work(recorded):
     """Where the build runs as root (CI), a page sees the tree and the build's caches read-only: a block
     cannot rewrite its recording, nor forge the stored run a later build would publish without running it."""

@@ -1,0 +1,16 @@
+"""What this machine allows, asked once, for the tests that depend on it to say why they skip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def refused_here() -> str | None:
+    """Why this machine gives no process a private read-only mount (None: it does); asked of a child."""
+    probe = "from handbook.execution.confinement import confine; print(confine(['/usr'], []))"
+    said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60).stdout.strip()
+    return None if said == "the tree and the build's caches read-only" else said
+
+
+REFUSED = refused_here()
