@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import queue
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -653,11 +655,12 @@ def test_bad_input_is_a_message_naming_the_place_not_a_traceback(recorded, break
         assert recorded.recordings() == before  # nothing lost
 
 
-def test_under_serve_a_writers_edit_while_pages_run_is_reported_and_the_site_rebuilt(recorded):
+def test_under_serve_a_writers_edit_while_pages_run_is_reported_and_the_site_rebuilt(recorded, tmp_path):
     """`mkdocs serve` itself: the writer saves a page while its blocks run. That is no page's doing
     (pages saw the tree read-only, or the guard cannot tell): a warning, not a failed build, and the
     edit is built."""
-    make(recorded, "import time\ntime.sleep(4)")
+    running = tmp_path / "block-running"  # outside the tree: the block says when it runs
+    make(recorded, f"import pathlib, time\npathlib.Path({str(running)!r}).touch()\ntime.sleep(4)")
     env = recorded.environment(HANDBOOK_CACHE="0")
     port = free_port()
     server = subprocess.Popen(
@@ -668,38 +671,56 @@ def test_under_serve_a_writers_edit_while_pages_run_is_reported_and_the_site_reb
         stderr=subprocess.STDOUT,
         text=True,
     )
-    lines: list[str] = []
+    log = ServerLog(server)
     page = recorded.root / "docs/demo.md"
     try:
-        read_until(server, lines, "Serving on")
-        page.write_text(page.read_text().replace("# Demo", "# Demo, edited once"))
-        read_until(server, lines, "Building documentation")  # the rebuild that edit started
-        time.sleep(1.5)  # its page's block is asleep now
+        log.wait_for("Serving on")
+        running.unlink()
+        page.write_text(page.read_text().replace("# Demo", "# Demo, edited once"))  # starts a rebuild
+        wait_until(running.exists)  # its block runs now
         page.write_text(page.read_text().replace("edited once", "edited twice"))
-        read_until(server, lines, "the tree changed while pages ran (your own edit, or a page's)")
-        read_until(server, lines, "Building documentation")  # the rebuild the second edit started
-        read_until(server, lines, "Documentation built")
+        log.wait_for("the tree changed while pages ran (your own edit, or a page's)")
+        log.wait_for("Documentation built")
     finally:
         server.terminate()
         server.wait(timeout=30)
-    log = "".join(lines)
-    assert "when docs/demo.md ended: docs/demo.md (changed)" in log
-    assert "Aborted" not in log and "Traceback" not in log
+    assert "when docs/demo.md ended: docs/demo.md (changed)" in log.text()
+    assert "Aborted" not in log.text() and "Traceback" not in log.text()
+
+
+def wait_until(condition, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{condition} never held"
+        time.sleep(0.05)
+
+
+class ServerLog:
+    """A server's output, read by a thread of its own, so that waiting for a line has a deadline
+    even when the server goes quiet."""
+
+    def __init__(self, server: subprocess.Popen):
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=lambda: [self.lines.put(line) for line in server.stdout], daemon=True).start()
+
+    def wait_for(self, text: str, seconds: float = 180) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            if text in line:
+                return
+        raise AssertionError(f"{text!r} never came; the server said:\n{self.text()}")
+
+    def text(self) -> str:
+        return "".join(self.seen)
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def read_until(server: subprocess.Popen, lines: list[str], text: str, seconds: float = 180) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        line = server.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if text in line:
-            return
-    raise AssertionError(f"{text!r} never came; the server said:\n{''.join(lines)}")
