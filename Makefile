@@ -60,8 +60,7 @@ $(AXE): package.json package-lock.json
 # The strict build first: it fills the execution cache that the per-block test items
 # reuse. Every other supported torch is built against its own recordings too.
 test: $(INSTALLED) $(AXE)
-	$(CONTAINED) $(PYTHON) -m mkdocs build --strict
-	$(PYTHON) -m handbook check-site site
+	@$(MAKE) --no-print-directory build
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools

@@ -16,6 +16,7 @@ the line: read loosely, it would show both branches.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 
@@ -47,11 +48,14 @@ class VersionedProseError(InputError):
 def check(markdown: str, where: str) -> None:
     """Raise VersionedProseError for the first condition line that is not as the module
     docstring writes them, or that does not pair up; `where` names the page."""
+    _check(_masked(markdown, where), where)
+
+
+def _check(masked: str, where: str) -> None:
     opened: int | None = None  # the line of the open `if`
     seen_else = False
-    lines = markdown.splitlines()
-    for number, (line, prose) in enumerate(zip(lines, _prose(lines, where), strict=True), 1):
-        directive = DIRECTIVE.match(line) if prose else None  # one shown in a code fence is an example
+    for number, line in enumerate(masked.split("\n"), 1):
+        directive = DIRECTIVE.match(line)
         if not directive:
             continue
         word = "if" if directive["if"] else "else" if directive["else"] else "end if"
@@ -98,28 +102,25 @@ def holds(match: re.Match, release: str, python: str) -> bool:
     return OPERATORS[match["op"]](version_key(actual, wanted.count(".") + 1), version_key(wanted))
 
 
-def _prose(lines: list[str], where: str) -> list[bool]:
+def _masked(markdown: str, where: str) -> str:
+    """`markdown` with every fenced line blanked, offsets kept: a condition shown in a code fence is
+    an example, kept as written, so conditions are looked for here and their text taken from the page."""
+    lines = markdown.split("\n")
     try:
-        return prose_lines(lines)
+        prose = prose_lines(lines)
     except FenceError as error:  # named like any bad line of the page, not a traceback
         raise VersionedProseError(where, error.line, str(error)) from error
-
-
-def _conditions(markdown: str, where: str) -> list[re.Match]:
-    """The conditions of the page's prose, matched on a copy with every fenced line blanked (a
-    condition shown in a code fence is an example, kept as written); the spans are the page's."""
-    lines = markdown.split("\n")
-    masked = "\n".join(
-        line if prose else " " * len(line) for line, prose in zip(lines, _prose(lines, where), strict=True)
-    )
-    return list(CONDITION.finditer(masked))
+    return "\n".join(line if kept else " " * len(line) for line, kept in zip(lines, prose, strict=True))
 
 
 def _replaced(markdown: str, where: str, choose) -> str:
-    """`markdown` with each condition replaced by `choose(match, text_of_group)`."""
+    """`markdown`, checked, with each condition replaced by `choose(match, text)`, where `text(group)`
+    is that group's text in the page (None for a group that did not match)."""
+    masked = _masked(markdown, where)
+    _check(masked, where)
     pieces, last = [], 0
-    for match in _conditions(markdown, where):
-        pieces += [markdown[last : match.start()], choose(match, lambda name, m=match: _group(markdown, m, name))]
+    for match in CONDITION.finditer(masked):
+        pieces += [markdown[last : match.start()], choose(match, functools.partial(_group, markdown, match))]
         last = match.end()
     return "".join([*pieces, markdown[last:]])
 
@@ -130,7 +131,6 @@ def _group(markdown: str, match: re.Match, name: str) -> str | None:
 
 def render(markdown: str, release: str, python: str = RECORDED_PYTHON, where: str = "the page") -> str:
     """The Markdown as the edition for `release`, built with `python`, shows it (`where` names it in errors)."""
-    check(markdown, where)
     return _replaced(
         markdown, where, lambda match, text: text("then") if holds(match, release, python) else (text("else") or "")
     )
@@ -138,7 +138,6 @@ def render(markdown: str, release: str, python: str = RECORDED_PYTHON, where: st
 
 def render_keeping_lines(markdown: str, release: str, python: str = RECORDED_PYTHON, where: str = "the page") -> str:
     """Like `render`, with every line left out blanked, so that line numbers stay those of the source."""
-    check(markdown, where)
 
     def blank(text: str | None) -> str:
         return "\n" * (text or "").count("\n")

@@ -70,12 +70,7 @@ OUTPUT_VARIABLES = {"PYTHONHASHSEED", "KINETO_LOG_LEVEL", "OMP_NUM_THREADS", "MK
 
 # Where torch keeps its compile caches, the file compiles take turns on, and what pages see
 # read-only change no output.
-CACHE_DIR_VARIABLES = {
-    "TORCHINDUCTOR_CACHE_DIR",
-    "TORCH_EXTENSIONS_DIR",
-    switches.COMPILE_LOCK,
-    switches.PAGE_READ_ONLY,
-}
+CACHE_DIR_VARIABLES = {*switches.COMPILE_CACHES, switches.COMPILE_LOCK, switches.PAGE_READ_ONLY}
 
 
 class CacheError(InputError):

@@ -37,10 +37,10 @@ def _mount() -> Path | None:
     return None
 
 
-def _own(pid: int | str = "self") -> str | None:
-    """The cgroup v2 path of a process ("0::/path" in /proc/PID/cgroup)."""
+def _own() -> str | None:
+    """This process's cgroup v2 path ("0::/path" in /proc/self/cgroup)."""
     try:
-        with open(f"/proc/{pid}/cgroup", encoding="utf-8") as groups:
+        with open("/proc/self/cgroup", encoding="utf-8") as groups:
             for line in groups:
                 if line.startswith("0::"):
                     return line[3:].strip()

@@ -190,7 +190,7 @@ def _confine(repo_root: str, capture_dir: str, work_dir: str) -> str:
     """The tree and the build's caches read-only for this page; torch's compile caches and the page's
     own directories writable (see `confinement`)."""
     extra = [path for path in (switches.value(switches.PAGE_READ_ONLY) or "").split(os.pathsep) if path]
-    compile_caches = [os.environ.get(name, "") for name in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR")]
+    compile_caches = [os.environ.get(name, "") for name in switches.COMPILE_CACHES]
     return confinement.confine([repo_root, *extra], [*filter(None, compile_caches), capture_dir, work_dir])
 
 

@@ -54,7 +54,7 @@ def prepare_page_processes(root: Path) -> None:
     # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
     # those, and the lock file, must exist before a page's mounts are made.
     os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
-    for name in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR"):
+    for name in switches.COMPILE_CACHES:
         Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
     if lock := switches.value(switches.COMPILE_LOCK):  # "": compiles run as they come
         Path(lock).parent.mkdir(parents=True, exist_ok=True)
@@ -198,7 +198,6 @@ def run_site(
 
     runner.run_pages(to_run, root, workers=workers, on_done=finished)
     timings.save()
-    tree_changed = check_tree([job.page for job in to_run])
     site = SiteRun(
         env,
         pages,
@@ -207,8 +206,8 @@ def run_site(
         python_recorded=own.has_overlay,
         platform=own.platform,
         platform_recorded=own.has_platform,
+        tree_changed=check_tree([job.page for job in to_run]),
     )
-    site.tree_changed = tree_changed
 
     def check_pages(checked: list[Page]) -> None:
         for page in checked:
@@ -230,8 +229,7 @@ def run_site(
         unfinished.update(page.path for page in again)
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
         timings.save()
-        tree_changed = check_tree([page.path for page in again])
-        site.tree_changed = tree_changed
+        site.tree_changed = check_tree([page.path for page in again])
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
         check_pages(again)
         for page in again:
