@@ -23,7 +23,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: serve build execute properdocs test pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # Every file pip installs must match a hash in requirements.lock or the torch release's lock
 # (tools/lock.py writes both), whichever index serves it. PIP_CONSTRAINT=/dev/null: a machine's
@@ -49,6 +49,24 @@ SITE ?= site
 build: $(INSTALLED)
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 	$(PYTHON) -m handbook check-site $(SITE)
+
+# The execute step alone: runs and checks every page, writes the notebooks and a record that a
+# following `make build` (or any `mkdocs build`) of the same tree renders without running a page.
+execute: $(INSTALLED)
+	$(CONTAINED) $(PYTHON) -m handbook execute
+
+# The same tree built by ProperDocs, the MkDocs 1.x fork the project would move to (README,
+# "Site generator"), after the MkDocs build; every file must equal MkDocs' (tools/compare_sites.py).
+PROPERDOCS := $(VENV)/.properdocs
+$(PROPERDOCS): $(INSTALLED) locks/properdocs.txt
+	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r locks/properdocs.txt
+	touch $@
+
+properdocs: $(PROPERDOCS)
+	@$(MAKE) --no-print-directory build
+	$(CONTAINED) $(PYTHON) -m properdocs build --strict -f mkdocs.yml --site-dir .cache/site-properdocs
+	$(PYTHON) -m handbook check-site .cache/site-properdocs
+	$(PYTHON) tools/compare_sites.py $(SITE) .cache/site-properdocs
 
 # axe-core for the accessibility tests, exactly as package-lock.json pins it. The tests
 # inject it into the built pages; the site never ships it.

@@ -4,7 +4,8 @@
   own, normalising what they print, recordings, the execution cache, re-recording.
 - `handbook.sources`: PyTorch's files at the installed torch's tag, symbols' lines in
   them, and the pages' `pytorch:` links and excerpts.
-- The site layer: `plugin` (the mkdocs glue), `rendering`, `notebooks`, `versions`,
+- The site layer: `prebuild` (the execute step, which needs no site generator), `plugin`
+  (the mkdocs adapter onto it), `rendering`, `notebooks`, `versions`,
   `prose` (quoted values, the prose guard), `reports` (failures, the execution report,
   How this site is built, What changed, drift), and `__main__` (the commands).
 

@@ -1,5 +1,6 @@
 """`python -m handbook <command>`: the maintainers' commands, each wiring the two halves.
 
+    execute        run and check every page for the installed torch: what `mkdocs build` then renders
     goldens        re-record every block's output and every source link's lines
     source-index   rewrite source-index/torch-<release>.txt from the installed torch
     drift-report   what the installed torch changes against the nearest recorded release
@@ -22,11 +23,22 @@ from handbook.environment import RECORDED_PYTHON, installed_torch, python_minor
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
+from handbook.prebuild import prepare
 from handbook.reports.drift import drift_report
 from handbook.reports.execution_report import site_problems
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
+from handbook.tree_files import write_atomically
 from handbook.versions import deploy_command, tool_environment
+
+
+def execute(args: argparse.Namespace) -> int:
+    edition = prepare(args.root, args.root / args.config, reuse=False)
+    for line in edition.log:
+        print(line, file=sys.stderr)
+    for problem in edition.problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if edition.problems else 0
 
 
 def goldens(args: argparse.Namespace) -> int:
@@ -42,8 +54,7 @@ def source_index(args: argparse.Namespace) -> int:
 def drift(args: argparse.Namespace) -> int:
     output = args.output or args.root / "drift" / f"torch-{installed_torch().release}.md"
     report, summary = drift_report(args.root, args.docs_dir)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(report, encoding="utf-8")
+    write_atomically(output, report)
     print(f"{summary}\nreport: {output}")
     return 0
 
@@ -78,6 +89,9 @@ def parser() -> argparse.ArgumentParser:
     )
     main.add_argument("--docs-dir", default="docs")
     commands = main.add_subparsers(dest="command", required=True)
+    executor = commands.add_parser("execute", help="run and check every page; a build then renders what it recorded")
+    executor.add_argument("--config", default="mkdocs.yml", help="the site's configuration, under --root")
+    executor.set_defaults(run=execute)
     recorder = commands.add_parser(
         "goldens", help="re-record outputs and source anchors; changes nothing if a block fails"
     )

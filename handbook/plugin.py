@@ -1,9 +1,13 @@
-"""The mkdocs plugin: glue between mkdocs' events and the handbook's modules."""
+"""The mkdocs plugin: a thin adapter from mkdocs' events to the execute step's `Edition`.
+
+Everything it shows was computed and checked by `handbook.prebuild` (which it calls, and
+which reuses a fresh record of `python -m handbook execute`); here only what MkDocs needs:
+its files, its navigation, each page's Markdown and HTML, and the report beside the site.
+"""
 
 from __future__ import annotations
 
 import logging
-import platform
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,39 +19,29 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from handbook import notebooks, versioned_prose
-from handbook.environment import cache_root, installed_torch, minor_version, python_minor
+from handbook import notebooks, prebuild
+from handbook.environment import cache_root
 from handbook.errors import InputError, failed_command
-from handbook.execution import runner
-from handbook.execution.blocks import expand_includes, scan_docs
-from handbook.execution.failures import failure_report, killed_processes, platform_note
-from handbook.execution.pipeline import SiteRun, execute
-from handbook.execution.recordings import Recordings
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
-from handbook.fences import FenceError
-from handbook.prose import guard as prose_guard
-from handbook.prose.quotes import resolve_quotes
-from handbook.releases import recorded_releases
+from handbook.prebuild import Edition, edition_name, prepare, read_config
 from handbook.rendering import PageRenderer
 from handbook.reports import site_report, what_changed
 from handbook.reports.execution_report import write_report
 from handbook.sources import source_map
-from handbook.sources.links import Citation, SourceLinker, sections_without_links
-from handbook.sources.tree import SourceError, SourceTree
-from handbook.tree_files import read_text
 
 log = logging.getLogger("mkdocs.plugins.handbook")
 
 
 class HandbookConfig(Config):
-    # Pages whose `##` sections need no source link (the home page, say).
+    # Pages whose `##` sections need no source link (the home page, say); read by the execute
+    # step from mkdocs.yml (`prebuild.read_config`), declared here so that MkDocs validates it.
     sections_exempt = config_options.ListOfItems(config_options.Type(str), default=[])
 
 
 class HandbookPlugin(BasePlugin[HandbookConfig]):
     serving = False
-    site: SiteRun | None = None
+    edition: Edition | None = None
     renderer: PageRenderer | None = None  # the page being rendered
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -55,7 +49,6 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
-        self.docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
         version = config.extra.get("version")
         if version is not None and not version.get("provider"):
             # Outside a mike deployment there is no versions.json for a selector to read.
@@ -69,223 +62,89 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         # markdown-exec's formatter registry is its own global; the page being rendered is ours.
         markdown_exec.formatters["python"] = self._format_python
         markdown_exec.formatters["py"] = self._format_python
-        self.chapters = self._chapters(config.nav or [])
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             # Its cache evicts every entry the current build did not use: one directory per
             # edition, so that building one edition does not empty another's.
-            jupyter.config["cache_dir"] = str(cache_root(self.root) / "mkdocs-jupyter" / self.edition)
+            jupyter.config["cache_dir"] = str(cache_root(self.root) / "mkdocs-jupyter" / edition_name())
             # It logs every conversion and copy at INFO; the build log names what ran, not that.
             for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):
                 logging.getLogger(name).setLevel(logging.WARNING)
-        if self.chapters:
+        try:
+            chapters = prebuild.chapters(self.root, read_config(Path(config.config_file_path)))
+        except InputError as error:
+            raise PluginError(str(error)) from error
+        if chapters:  # each chapter's notebook, a page of its own
             config.nav.append(
-                {"Notebooks": [{title: notebooks.notebook_path(page)} for page, title in self.chapters.items()]}
+                {"Notebooks": [{title: notebooks.notebook_path(page)} for page, title in chapters.items()]}
             )
         return config
 
-    def _chapters(self, nav: list) -> dict[str, str]:
-        """Pages of the navigation with executed blocks (not exempt ones), by path -> title: each gets a notebook."""
-        entries: dict[str, str] = {}
-
-        def walk(items) -> None:
-            for item in items:
-                for title, target in item.items() if isinstance(item, dict) else [(None, item)]:
-                    if isinstance(target, list):
-                        walk(target)
-                    elif (
-                        isinstance(target, str) and target.endswith(".md") and target not in self.config.sections_exempt
-                    ):
-                        entries[target] = title or target
-
-        walk(nav)
-        try:
-            with_blocks = {page.path for page in scan_docs(self.root, self.docs_dir, set(entries)) if page.blocks}
-        except InputError as error:
-            raise PluginError(str(error)) from error
-        return {page: title for page, title in entries.items() if page in with_blocks}
-
     def on_files(self, files, *, config):
         try:
-            problems = self._check_source_links(files)
-            self.site = execute(self.root, self.docs_dir, serving=self.serving)
+            self.edition = edition = prepare(self.root, Path(config.config_file_path), serving=self.serving)
         except (InputError, SettingError) as error:
             raise PluginError(str(error)) from error
         except subprocess.CalledProcessError as failed:
             raise PluginError(failed_command(failed)) from failed
-        executed = self.site.executed_pages
-        cached = sum(1 for page in self.site.pages if page.blocks) - len(executed)
-        log.info(
-            f"executed {len(executed)} page(s) in {self.site.seconds:.1f} "
-            f"s{': ' + ', '.join(executed) if executed else ''}; {cached or 'none'} came from the cache"
-        )
-        if executed:
-            log.info(f"pages saw {'; '.join(sorted(runner.confinements))}")
-        if self.site.tree_changed:
+        for line in edition.log:
+            log.info(line)
+        if edition.site.tree_changed:
             log.warning(
                 "the tree changed while pages ran (your own edit, or a page's): nothing of the runs it may have "
                 "touched was cached, and the rebuild your edit starts runs them again:\n"
-                + "\n".join(self.site.tree_changed)
+                + "\n".join(edition.site.tree_changed)
             )
-        if not self.site.platform_recorded:
-            log.info(platform_note(self.site))
-        for line in killed_processes(self.site):
-            log.info(line)
-        if not self.site.ok:
-            problems.append(failure_report(self.site))
-        problems += self._check_prose(files)
-        config.extra["handbook"] = self.site.environment.as_dict()
+        config.extra["handbook"] = edition.site.environment.as_dict()
         config.extra["handbook"]["date"] = datetime.now(UTC).date().isoformat()
-        if problems:
-            message = "\n\n".join(problems)
+        if edition.problems:
+            message = "\n\n".join(edition.problems)
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
+        tag = edition.linker.tree.identity.tag
         files.append(
-            File.generated(
-                config,
-                source_map.PAGE,
-                content=source_map.render(self.citations, self.titles, self.linker.tree.identity.tag),
-            )
+            File.generated(config, source_map.PAGE, content=source_map.render(edition.citations, edition.titles, tag))
         )
-        files.append(File.generated(config, site_report.PAGE, content=site_report.render(self.site, self.titles)))
-        for file in self._write_notebooks(config):
-            files.append(file)
-        return files
-
-    def _write_notebooks(self, config) -> list[File]:
-        """This edition's notebook of every chapter, written where mkdocs-jupyter (next in the
-        plugin list) picks them up as pages."""
-        directory = cache_root(self.root) / "notebooks" / self.edition
-        written = []
-        for page_path in self.chapters:
-            page = self.site.page(page_path)
-            source = (self.root / self.docs_dir / page_path).read_text(encoding="utf-8")
-            # Lines kept: the notebook finds each block by its line in the page.
-            markdown = self._quoted(self._versioned(source, page_path, keep_lines=True), page_path).markdown
-            outputs = {r.block.id: r.output for r in self.site.results.get(page_path, [])}
-            notebook = notebooks.chapter_notebook(
-                markdown,
-                page,
-                outputs,
-                self.site.environment.torch,
-                lambda text, p=page_path: self._notebook_prose(text, p),
-            )
-            path = notebooks.notebook_path(page_path)
-            notebooks.write(notebook, directory / path)
-            written.append(
+        files.append(File.generated(config, site_report.PAGE, content=site_report.render(edition.site, edition.titles)))
+        for page in edition.chapters:
+            files.append(
                 File(
-                    path, src_dir=str(directory), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls
+                    notebooks.notebook_path(page),
+                    src_dir=str(edition.notebooks),
+                    dest_dir=config.site_dir,
+                    use_directory_urls=config.use_directory_urls,
                 )
             )
-        return written
+        return files
 
-    def _check_source_links(self, files) -> list[str]:
-        """Resolve every page's links before anything runs, so that all bad links are reported at once."""
-        try:
-            self.linker = SourceLinker(SourceTree(self.root))
-        except SourceError as error:
-            raise PluginError(str(error)) from error
-        self.citations: list[Citation] = []
-        self.titles: dict[str, str] = {}
-        errors: list[str] = []
-        for file in files.documentation_pages():
-            shown = f"{self.docs_dir}/{file.src_uri}"
-            markdown = self._versioned(read_text(Path(file.abs_src_path), shown), file.src_uri)
-            self.titles[file.src_uri] = source_map.title_of(markdown, file.src_uri)
-            try:
-                links = self.linker.rewrite(markdown, file.src_uri)
-            except FenceError as error:
-                raise PluginError(f"{shown}:{error.line}: {error}") from error
-            errors += links.errors
-            self.citations += links.citations
-            if file.src_uri not in self.config.sections_exempt:
-                errors += [
-                    f"docs/{file.src_uri}: section '{title}' has no source link"
-                    for title in sections_without_links(markdown)
-                ]
-        if errors:
-            return [f"{len(errors)} source link problem(s):\n" + "\n".join(errors)]
-        return []
-
-    def _check_prose(self, files) -> list[str]:
-        """Quotes resolve against this edition's outputs; no typed number contradicts any edition's."""
-        errors: list[str] = []
-        releases = recorded_releases(self.root)
-        for file in files.documentation_pages():
-            markdown = Path(file.abs_src_path).read_text(encoding="utf-8")
-            errors += self._quoted(self._versioned(markdown, file.src_uri, keep_lines=True), file.src_uri).errors
-            errors += prose_guard.contradictions(self.root, file.src_uri, markdown, releases)
-        if errors:
-            return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)]
-        return []
-
-    def _notebook_prose(self, markdown: str, page: str) -> str:
-        """A text cell: snippet includes expanded, source links as plain links at this tag."""
-        expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
-        return self.linker.rewrite(expanded, page, plain=True).markdown
-
-    def _versioned(self, markdown: str, page: str, keep_lines: bool = False) -> str:
-        """The Markdown of `page` as this edition (torch release and Python) shows it."""
-        render = versioned_prose.render_keeping_lines if keep_lines else versioned_prose.render
-        return render(markdown, self.release, self.python, where=f"{self.docs_dir}/{page}")
-
-    def _quoted(self, markdown: str, page: str):
-        return resolve_quotes(markdown, page, self._output_of)
-
-    def _output_of(self, page: str, block_id: str) -> str | None:
-        results = self.site.results.get(page, []) if self.site else []
-        return next((r.output for r in results if r.block.id == block_id), None)
-
-    @property
-    def release(self) -> str:
-        return self.linker.tree.identity.release
-
-    @property
-    def python(self) -> str:
-        """The Python this build runs its pages with: the one running it."""
-        return platform.python_version()
-
-    @property
-    def edition(self) -> str:
-        """What one build's own files are kept under: its torch release and Python."""
-        return f"{installed_torch().release}-py{python_minor(self.python)}"
+    def on_nav(self, nav, *, config, files):
+        order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
+        pages = self.edition.site.pages if self.edition else []
+        self.pages_in_reading_order = sorted(pages, key=lambda p: order.get(p.path, len(order)))
+        return nav
 
     def on_page_markdown(self, markdown, *, page, config, files):
-        if notebooks.is_notebook_page(page.file.src_uri):
+        src = page.file.src_uri
+        if notebooks.is_notebook_page(src):
             return markdown  # mkdocs-jupyter renders it from the notebook
-        results = self.site.results.get(page.file.src_uri, []) if self.site else []
-        changed = {}
-        if results and files.get_file_from_path(what_changed.PAGE):
-            changes_url = files.get_file_from_path(what_changed.PAGE).url_relative_to(page.file)
-            page_changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page.file.src_uri)])
-            changed = {
-                block.index: (minor_version(self.release), f"{changes_url}#{anchor}")
-                for block, anchor in page_changes.items()
-            }
+        edition = self.edition
+        changes = files.get_file_from_path(what_changed.PAGE)
         colab = (
-            notebooks.colab_url(config.repo_url, self.site.environment.torch, page.file.src_uri)
-            if page.file.src_uri in self.chapters
+            notebooks.colab_url(config.repo_url, edition.site.environment.torch, src)
+            if src in edition.chapters
             else None
         )
-        recordings = Recordings(self.root, self.release, python=self.python)
-        self.renderer = PageRenderer(
-            page.file.src_uri,
-            results,
-            show_failures=self.serving,
-            changed=changed,
-            colab_url=colab,
-            other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
+        self.renderer = edition.renderer(
+            src, changes.url_relative_to(page.file) if changes else None, colab, serving=self.serving
         )
         if page.file.generated_by:
             return markdown
-        markdown = self._versioned(markdown, page.file.src_uri)
-        markdown = self._quoted(markdown, page.file.src_uri).markdown
-        markdown = what_changed.what_changed_page(markdown, self.root, self.pages_in_reading_order, self.titles)
-        if page.file.src_uri in self.chapters:
-            notebook = files.get_file_from_path(notebooks.notebook_path(page.file.src_uri))
+        markdown = edition.page_markdown(markdown, src, self.pages_in_reading_order)
+        if src in edition.chapters:
+            notebook = files.get_file_from_path(notebooks.notebook_path(src))
             markdown = _with_notebook_links(markdown, notebook.url_relative_to(page.file), colab)
-        return self.linker.rewrite(markdown, page.file.src_uri).markdown
+        return markdown
 
     def on_page_content(self, html, *, page, config, files):
         if page.file.src_uri == source_map.PAGE:
@@ -311,27 +170,19 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             raise PluginError("a Python block was rendered outside a page the handbook scanned")
         return self.renderer.format_python(**options)
 
-    def on_nav(self, nav, *, config, files):
-        order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
-        pages = self.site.pages if self.site else []
-        self.pages_in_reading_order = sorted(pages, key=lambda p: order.get(p.path, len(order)))
-        return nav
-
     def on_page_context(self, context, *, page, config, nav):
         if notebooks.is_notebook_page(page.file.src_uri):
-            chapter = next(p for p in self.chapters if notebooks.notebook_path(p) == page.file.src_uri)
-            page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[
-                1
-            ]  # mkdocs-jupyter copies it next to the page
-            page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.site.environment.torch, chapter)
+            chapter = next(p for p in self.edition.chapters if notebooks.notebook_path(p) == page.file.src_uri)
+            page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[1]  # mkdocs-jupyter copies it beside the page
+            page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.edition.site.environment.torch, chapter)
         elif not page.file.generated_by:
-            page.meta["last_changed"] = last_changed(self.root, self.docs_dir, page.file.src_uri)
+            page.meta["last_changed"] = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
         return context
 
     def on_post_build(self, *, config):
-        if not self.site:
+        if not self.edition:
             return
-        write_report(self.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
+        write_report(self.edition.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
 
 
 def last_changed(root: Path, docs_dir: str, page: str) -> str | None:

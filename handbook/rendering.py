@@ -25,7 +25,7 @@ from pymdownx.superfences import SuperFencesException
 from handbook.execution.blocks import ENGINE_OPTIONS
 from handbook.execution.failures import failure_message, place
 from handbook.execution.measurements import measurements
-from handbook.execution.pipeline import BlockResult
+from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.fences import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 
@@ -190,7 +190,7 @@ def measured_note(result: BlockResult) -> str:
     checked += ", not against the recorded value"
     if result.status.ran:
         when = "in this build" if result.status == Status.OK else "in an earlier build (from the execution cache)"
-        where = f" on {result.machine.describe()}" if result.machine else ""
+        where = f" on {machine.describe()}" if (machine := result.ran_on) else ""
         return _note(f"{values} {'was' if count == 1 else 'were'} measured {when}{where}; {checked}.", "measured")
     return _note(f"{values}: shown as recorded, not measured in this build; {checked}.", "measured")
 

@@ -26,6 +26,8 @@ SITE_URL = "HANDBOOK_SITE_URL"
 PAGE_READ_ONLY = "HANDBOOK_PAGE_READ_ONLY"  # the caches pages see read-only (the pipeline sets it)
 GOLDENS_KILL_AT = "HANDBOOK_GOLDENS_KILL_AT"  # tests: where a re-recording kills itself
 
+# The switches that change what a page's run ends in (a timeout, a memory limit, what it may write).
+LIMITS = (BLOCK_TIMEOUT, PAGE_MEMORY, READ_ONLY_TREE)
 # The switches a user sets, in the README's order.
 DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE)
 

@@ -48,7 +48,7 @@ def test_indented_fence_in_admonition(project):
             '```python exec="on" id="a"\nprint(1)\n```\n```python exec="on" id="a"\nprint(1)\n```\n',
             "block id 'a' is used twice",
         ),
-        ('```python exec="on"\nprint(1)\n', "fence is never closed"),
+        ('```python exec="on"\nprint(1)\n', "docs/p.md:1: the fence opened at line 1 is never closed"),
     ],
 )
 def test_bad_pages_name_the_place(project, page, message):

@@ -1,4 +1,5 @@
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -9,7 +10,7 @@ import pytest
 from handbook.environment import Environment
 from handbook.execution.blocks import Block, Page
 from handbook.execution.cache import CacheError, ExecutionCache, cache_key, check_cache_root
-from handbook.execution.runner import BlockRun
+from handbook.execution.results import BlockRun
 
 ENV = Environment("2.13.0+cpu", "abc", "3.11.7", "cpu")
 BLOCK = Block("p.md", 1, "b", "print(1)", "snippets/p.py", 3, 2)
@@ -129,6 +130,7 @@ def test_two_builds_in_one_tree_at_once_both_succeed_and_share_the_caches(projec
     assert sorted(timings) == [f"page{n}.md" for n in range(1, 5)]
     entries = list((project.root / ".cache/exec").rglob("*"))
     assert len([e for e in entries if e.suffix == ".json"]) == 4 and not [e for e in entries if e.suffix == ".tmp"]
+    shutil.rmtree(project.root / ".cache/runs")  # the execute step's record: with it, a build runs nothing
     again = project.build(HANDBOOK_EXECUTE="1")
     assert "executed 0 page(s)" in again.stderr  # every page from the cache the two builds wrote
 

@@ -13,8 +13,9 @@ import pytest
 
 from handbook.execution.blocks import scan_docs
 from handbook.execution.failures import failure_message
-from handbook.execution.pipeline import SiteRun, execute, page_environment
+from handbook.execution.pipeline import execute, page_environment
 from handbook.execution.recordings import Recordings
+from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
 
 REPO = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import markdown_exec
 import pytest
 
 from handbook.execution.blocks import Block
-from handbook.execution.pipeline import BlockResult
+from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, RefusedBlock, cut
 
@@ -48,7 +48,7 @@ def test_cutting_is_linear_on_megabytes(timed):
 def test_other_pythons_with_the_same_output_share_one_note():
     block = Block("ch.md", 1, "b", "print(1)", "docs/ch.md", 3, 2)
     renderer = PageRenderer("ch.md", [], other_pythons={1: {"3.11": "old", "3.12": "old", "3.13": "<new>"}})
-    shown = renderer.output_markdown(BlockResult(block, Status.OK, "mine"), "text")
+    shown = renderer.output_markdown(BlockResult(Status.OK, "mine", block=block), "text")
     assert "Python 3.11 and 3.12 print this differently</summary><pre><code>old</code>" in shown
     assert "Python 3.13 prints this differently</summary><pre><code>&lt;new&gt;</code>" in shown
 
@@ -75,7 +75,7 @@ FENCE_BREAKER = "x\n````````\n<script>alert(7)</script>\n<img src=x onerror=aler
 
 @pytest.mark.parametrize("status", [Status.OK, Status.RAISED])
 def test_output_and_error_text_cannot_end_their_fence(status):
-    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, status, FENCE_BREAKER, error=FENCE_BREAKER)])
+    renderer = PageRenderer("ch.md", [BlockResult(status, FENCE_BREAKER, error=FENCE_BREAKER, block=BLOCK)])
     renderer.show_failures = True
     html = rendered(renderer, '```python exec="on"\nprint(1)\n```\n')
     assert "<script>" not in html and "<img" not in html
@@ -84,19 +84,19 @@ def test_output_and_error_text_cannot_end_their_fence(status):
 
 def test_a_source_holding_markdown_execs_fence_is_refused():
     block = Block("ch.md", 1, "b", 's = """\n````````\n<script>alert(7)</script>\n"""', "docs/ch.md", 3, 2)
-    renderer = PageRenderer("ch.md", [BlockResult(block, Status.OK, "")])
+    renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "", block=block)])
     with pytest.raises(RefusedBlock, match=r"docs/ch.md, block 1 \(b\), docs/ch.md:3: the code holds a run of 8"):
         rendered(renderer, f'~~~python exec="on"\n{block.code}\n~~~\n')
 
 
 def test_a_title_holding_a_double_quote_is_refused_not_shown_as_raw_text():
-    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "ok")])
+    renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "ok", block=BLOCK)])
     with pytest.raises(RefusedBlock, match=r"docs/ch.md:3: the option title= holds a double quote"):
         rendered(renderer, """```python exec="on" title='say "hi"'\nprint(1)\n```\n""")
 
 
 def test_a_title_in_single_quotes_is_written_back():
-    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "ok")])
+    renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "ok", block=BLOCK)])
     html = rendered(
         renderer, """```python exec="on" title='it’s "fine"'\nprint(1)\n```\n""".replace('"fine"', "“fine”")
     )
@@ -105,6 +105,6 @@ def test_a_title_in_single_quotes_is_written_back():
 
 @pytest.mark.parametrize("option", ['result="<b>"', 'source="console"'])
 def test_options_that_would_unfence_the_output_are_refused(option):
-    renderer = PageRenderer("ch.md", [BlockResult(BLOCK, Status.OK, "<b>bold</b>")])
+    renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "<b>bold</b>", block=BLOCK)])
     with pytest.raises(RefusedBlock, match=r"docs/ch.md:3: "):
         rendered(renderer, f'```python exec="on" {option}\nprint(1)\n```\n')

@@ -16,6 +16,7 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 LOCKS = [REPO / "requirements.lock", *sorted((REPO / "locks").glob("torch-*.txt"))]
+TOOL_LOCKS = [REPO / "locks" / "properdocs.txt"]  # installed by one target alone (`make properdocs`)
 PINNED_ACTION = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 # What runs the project's own code: its Makefile, its Python, an install of it.
 PROJECT_CODE = re.compile(r"(^|[\s;&|(])(make|python[\d.]*|pip[\d.]*)(\s|$)", re.M)
@@ -115,7 +116,7 @@ def requirements(lock: Path) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
-@pytest.mark.parametrize("lock", LOCKS, ids=lambda path: path.name)
+@pytest.mark.parametrize("lock", LOCKS + TOOL_LOCKS, ids=lambda path: path.name)
 def test_every_requirement_carries_its_hashes(lock):
     bare = [line for line in requirements(lock) if not re.search(r"--hash=sha256:[0-9a-f]{64}", line)]
     assert not bare, f"{lock.name}: requirements without --hash:\n" + "\n".join(bare)

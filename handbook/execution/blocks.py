@@ -229,7 +229,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
     try:
         page_fences = fences(lines)
     except FenceError as error:
-        raise BlockError(f"{page_file}:{error.line}: fence is never closed") from error
+        raise BlockError(f"{page_file}:{error.line}: {error}") from error
     sections = _sections(lines)
     blocks: list[Block] = []
     seen_ids: dict[str, int] = {}

@@ -13,14 +13,13 @@ import hashlib
 import importlib.util
 import json
 import os
-from dataclasses import fields
 from pathlib import Path
 
 from handbook import switches
 from handbook.environment import Environment
 from handbook.errors import InputError
 from handbook.execution.blocks import Page
-from handbook.execution.runner import BlockRun
+from handbook.execution.results import BlockRun, CorruptEntry, run_as_json, run_from_json
 from handbook.execution.status import Status
 from handbook.tree_files import write_atomically
 
@@ -53,12 +52,7 @@ def cache_key(page: Page, environment: Environment) -> str:
         "environment": environment.as_dict(),
         "page": page.path,
         "blocks": [[b.id, b.code, b.origin_file, b.origin_line, sorted(b.options.items())] for b in page.blocks],
-        # Settings read by torch from the environment change outputs too (ATEN_CPU_CAPABILITY: its kernels).
-        "torch_env": sorted(
-            (k, v)
-            for k, v in os.environ.items()
-            if (k.startswith(OUTPUT_VARIABLE_PREFIXES) or k in OUTPUT_VARIABLES) and k not in CACHE_DIR_VARIABLES
-        ),
+        "torch_env": output_settings(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
@@ -71,6 +65,16 @@ OUTPUT_VARIABLES = {"PYTHONHASHSEED", "KINETO_LOG_LEVEL", "OMP_NUM_THREADS", "MK
 # Where torch keeps its compile caches, the file compiles take turns on, and what pages see
 # read-only change no output.
 CACHE_DIR_VARIABLES = {*switches.COMPILE_CACHES, switches.COMPILE_LOCK, switches.PAGE_READ_ONLY}
+
+
+def output_settings() -> list[tuple[str, str]]:
+    """The settings of this process's environment that pages inherit and that change what they
+    print (ATEN_CPU_CAPABILITY: torch's kernels), as a key's part."""
+    return sorted(
+        (k, v)
+        for k, v in os.environ.items()
+        if (k.startswith(OUTPUT_VARIABLE_PREFIXES) or k in OUTPUT_VARIABLES) and k not in CACHE_DIR_VARIABLES
+    )
 
 
 class CacheError(InputError):
@@ -89,19 +93,6 @@ def check_cache_root(directory: Path) -> None:
             return
 
 
-# What each field of a stored run must be; an entry holding anything else is corrupt.
-RUN_FIELD_TYPES = {"output": str, "error": str, "seconds": (int, float), "machine": dict, "leftovers": list}
-
-
-def _run(entry: dict) -> BlockRun:
-    """One stored run; TypeError for an entry of the wrong shape."""
-    known = {field.name for field in fields(BlockRun)}
-    wrong = [name for name, kind in RUN_FIELD_TYPES.items() if name in entry and not isinstance(entry[name], kind)]
-    if not isinstance(entry, dict) or wrong or set(entry) - known:
-        raise TypeError(f"corrupt cache entry: {wrong}")
-    return BlockRun(**{**entry, "status": Status(entry["status"])})
-
-
 class ExecutionCache:
     def __init__(self, directory: Path, enabled: bool = True):
         self.directory = directory
@@ -115,8 +106,8 @@ class ExecutionCache:
             return None
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            runs = [_run(entry) for entry in data["runs"]]
-        except (OSError, ValueError, KeyError, TypeError):
+            runs = [run_from_json(entry) for entry in data["runs"]]
+        except (OSError, ValueError, KeyError, TypeError, CorruptEntry):
             return None  # missing or corrupt: recompute
         if len(runs) != blocks or not all(Status(run.status).storable for run in runs):
             return None
@@ -125,4 +116,4 @@ class ExecutionCache:
     def store(self, key: str, runs: list[BlockRun]) -> None:
         if not self.enabled or not all(Status(run.status).storable for run in runs):
             return
-        write_atomically(self._path(key), json.dumps({"runs": [vars(run) for run in runs]}))
+        write_atomically(self._path(key), json.dumps({"runs": [run_as_json(run) for run in runs]}))

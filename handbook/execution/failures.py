@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON
-from handbook.execution.pipeline import BlockResult, SiteRun
+from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
 
 

@@ -1,6 +1,6 @@
 """Executing the handbook: scan the pages, reuse cached pages, run the rest, check recordings.
 
-This is the one entry point that the mkdocs plugin, the pytest items and the
+This is the one entry point that the execute step (`handbook.prebuild`), the pytest items and the
 `goldens` command share, so an example fails the same way in all three.
 """
 
@@ -12,18 +12,18 @@ import os
 import re
 import shutil
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import switches
-from handbook.environment import Environment, Machine, cache_root, gpu_possible, installed_torch, this_platform
+from handbook.environment import Environment, cache_root, gpu_possible, installed_torch, this_platform
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
-from handbook.execution.recordings import GpuRecording, Recordings, unified_diff
-from handbook.execution.runner import BlockJob, BlockRun, PageJob
+from handbook.execution.recordings import Recordings, unified_diff
+from handbook.execution.results import BlockResult, BlockRun, SiteRun
+from handbook.execution.runner import BlockJob, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard
 from handbook.releases import nearest_release
@@ -64,59 +64,6 @@ def prepare_page_processes(root: Path) -> None:
         os.environ["PATH"] = os.pathsep.join([str(COMPILERS), *path])
 
 
-@dataclass
-class BlockResult:
-    block: Block
-    status: Status
-    output: str = ""
-    error: str = ""
-    seconds: float = 0.0
-    machine: Machine | None = None  # what it ran on, for its measurements
-    from_cache: bool = False  # its run was reused from an earlier build
-    ran_again: bool = False  # its page ran a second time in this build (see `worth_running_again`)
-    recording: str = ""  # repository-relative path of its recording
-    gpu: GpuRecording | None = None
-    predicted: BlockResult | None = None  # the GPU-only block this one predicts (`predicts=`)
-    leftovers: list[str] = field(default_factory=list)  # processes it left running, killed at the end of its page
-
-    @property
-    def passed(self) -> bool:
-        return self.status.passes
-
-    @property
-    def worth_running_again(self) -> bool:
-        """A failure that a fresh run may not repeat: a missed claim, or a drift from the cache."""
-        return self.status == Status.CLAIM or (self.status == Status.DRIFT and self.from_cache)
-
-
-@dataclass
-class SiteRun:
-    environment: Environment
-    pages: list[Page]
-    results: dict[str, list[BlockResult]] = field(default_factory=dict)
-    stale: list[str] = field(default_factory=list)
-    compared_with: str | None = None  # a release without recordings is checked against its nearest
-    executed_pages: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    python_recorded: bool = True  # this Python's outputs were recorded (or it is the recording Python)
-    platform: str = ""  # this_platform()
-    platform_recorded: bool = True  # this platform's outputs were recorded (or it is the recording platform)
-    tree_changed: list[str] = field(default_factory=list)  # under `mkdocs serve`: what changed while pages ran
-
-    def page(self, path: str) -> Page:
-        return next(page for page in self.pages if page.path == path)
-
-    def all_results(self) -> list[BlockResult]:
-        return [result for page in self.pages for result in self.results.get(page.path, [])]
-
-    def failures(self) -> list[BlockResult]:
-        return [result for result in self.all_results() if not result.passed]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures() and not self.stale and not self.compared_with
-
-
 @functools.cache
 def page_environment(root: Path) -> Environment:
     """What page processes run on, known once per process: read from the installed torch, and
@@ -145,7 +92,9 @@ def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
     site = SiteRun(env, pages, platform=recordings.platform, platform_recorded=recordings.has_platform)
     for page in pages:
         site.results[page.path] = [
-            BlockResult(b, Status.RECORDED, recordings.read(b) or "", recording=recordings.relative(recordings.path(b)))
+            BlockResult(
+                Status.RECORDED, recordings.read(b) or "", block=b, recording=recordings.relative(recordings.path(b))
+            )
             if b.device != "cuda"
             else check(b, BlockRun(Status.SKIPPED), recordings, cuda=False)
             for b in page.blocks
@@ -160,12 +109,14 @@ def run_site(
     workers: int | None = None,
     only: set[str] | None = None,
     serving: bool = False,
+    given: dict[str, list[BlockRun]] | None = None,
 ) -> SiteRun:
     """Execute `pages` (or those named in `only`), reusing cached pages, and check every block.
 
     `serving` (`mkdocs serve`): a change to the tree while pages ran is most likely the writer's
     own edit, so it is reported (`SiteRun.tree_changed`) rather than raised; nothing of the runs
-    it may have touched is cached, and the rebuild it triggers runs them again."""
+    it may have touched is cached, and the rebuild it triggers runs them again. `given`: runs
+    kept by an earlier execute step, used as cached ones are (and checked as they are)."""
     started = time.perf_counter()
     env = page_environment(root)
     cuda = env.has_cuda
@@ -175,7 +126,7 @@ def run_site(
     recordings, compared_with = _recordings_to_check(own, selected)
     guard = TreeGuard(root)
     keys = {page.path: cache_key(page, env) for page in selected}
-    runs, to_run = _cached_runs(selected, cache, keys, cuda)
+    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {})
 
     def finished(page_path: str, page_runs: list[BlockRun]) -> None:
         for run in page_runs:
@@ -217,14 +168,17 @@ def run_site(
             check_predictions(site.results[page.path])
 
     check_pages(selected)
+
     # A drift in a run reused from the cache may be a stale entry, and a missed claim a noisy
-    # measurement: such a page runs once more, fresh, before the build fails on it. (Against a
+    # measurement: such a page runs once more, fresh, before the build fails on it; so does a
+    # given page that fails at all (the execute step records only passing pages). (Against a
     # neighbouring release's recordings, drift is what the report is for.)
-    again = [
-        page
-        for page in selected
-        if not site.compared_with and any(result.worth_running_again for result in site.results[page.path])
-    ]
+    def worth_running_again(page: Page) -> bool:
+        results = site.results[page.path]
+        return any(r.worth_running_again or (page.path in given_pages and not r.passed) for r in results)
+
+    given_pages = set(given or {})
+    again = [page for page in selected if not site.compared_with and worth_running_again(page)]
     if again:
         unfinished.update(page.path for page in again)
         runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
@@ -242,12 +196,15 @@ def run_site(
 
 
 def _cached_runs(
-    pages: list[Page], cache: ExecutionCache, keys: dict[str, str], cuda: bool
+    pages: list[Page], cache: ExecutionCache, keys: dict[str, str], cuda: bool, given: dict[str, list[BlockRun]]
 ) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
-    """The runs of the pages the cache holds, and the jobs of those it does not."""
+    """The runs of the pages given or held by the cache, and the jobs of those that are not."""
     runs: dict[str, list[BlockRun]] = {}
     to_run: list[PageJob] = []
     for page in pages:
+        if len(given.get(page.path, [])) == len(page.blocks):
+            runs[page.path] = given[page.path]
+            continue
         cached = cache.load(keys[page.path], len(page.blocks))
         if cached is not None:
             runs[page.path] = [
@@ -274,17 +231,7 @@ def _recordings_to_check(own: Recordings, pages: list[Page]) -> tuple[Recordings
 def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> BlockResult:
     """Compare one block's run with its recording."""
     path = recordings.relative(recordings.path(block))
-    result = BlockResult(
-        block,
-        run.status,
-        run.output,
-        run.error,
-        run.seconds,
-        machine=Machine(**run.machine) if run.machine else None,
-        from_cache=run.status == Status.CACHED,
-        recording=path,
-        leftovers=run.leftovers,
-    )
+    result = BlockResult.of(block, run, from_cache=run.status == Status.CACHED, recording=path)
     if block.device == "cuda":
         result.gpu = recordings.read_gpu(block)
         if not cuda:
@@ -302,9 +249,9 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
     elif masked(recorded) != masked(run.output):  # measured values are checked by their claims, below
         result.status = Status.DRIFT
         result.error = unified_diff(masked(recorded), masked(run.output), path)
-    elif broken := broken_claims(run.output, result.machine.capability if result.machine else ""):
+    elif broken := broken_claims(run.output, machine.capability if (machine := result.ran_on) else ""):
         result.status = Status.CLAIM
-        result.error = "\n".join(broken) + f"\nmeasured on {result.machine.describe() if result.machine else '?'}"
+        result.error = "\n".join(broken) + f"\nmeasured on {machine.describe() if machine else '?'}"
     return result
 
 
@@ -373,6 +320,7 @@ def execute(
     workers: int | None = None,
     only: set[str] | None = None,
     serving: bool = False,
+    given: dict[str, list[BlockRun]] | None = None,
 ) -> SiteRun:
     """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
     if cache_enabled is None:
@@ -383,4 +331,4 @@ def execute(
     check_cache_root(cache_root(root))
     prepare_page_processes(root)
     cache = ExecutionCache(cache_root(root) / "exec", cache_enabled)
-    return run_site(root, pages, cache, workers=workers, only=only, serving=serving)
+    return run_site(root, pages, cache, workers=workers, only=only, serving=serving, given=given)

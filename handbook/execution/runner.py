@@ -30,6 +30,7 @@ import psutil
 
 from handbook import switches
 from handbook.execution import cgroups, page_process, processes, zygote
+from handbook.execution.results import BlockRun
 from handbook.execution.status import Status
 
 DEFAULT_TIMEOUT = 120.0
@@ -68,19 +69,6 @@ class BlockJob:
 class PageJob:
     page: str
     blocks: list[BlockJob]
-
-
-@dataclass
-class BlockRun:
-    status: Status
-    output: str = ""
-    error: str = ""
-    seconds: float = 0.0
-    # What it ran on (`handbook.environment.Machine` as a dict): its measurements were made there.
-    machine: dict = field(default_factory=dict)
-    # Command lines of the processes this block started that were still running when
-    # its page ended, and were killed.
-    leftovers: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from handbook.environment import installed_torch
-from handbook.execution.pipeline import SiteRun, execute
+from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings
+from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
 from handbook.sources.links import SourceAnchors, source_anchors
 from handbook.sources.source_map import title_of

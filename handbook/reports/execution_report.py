@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON
-from handbook.execution.pipeline import SiteRun
+from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import tree_digest
+from handbook.tree_files import write_atomically
 
 
 def report_data(site: SiteRun, tree: str = "") -> dict:
@@ -42,8 +43,7 @@ def report_data(site: SiteRun, tree: str = "") -> dict:
 
 
 def write_report(site: SiteRun, path: Path, tree: str = "") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report_data(site, tree), indent=2) + "\n", encoding="utf-8")
+    write_atomically(path, json.dumps(report_data(site, tree), indent=2) + "\n")
 
 
 def site_problems(site_dir: Path, root: Path) -> list[str]:

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.page_state import PAGE_STATE
-from handbook.execution.pipeline import SiteRun
+from handbook.execution.results import SiteRun
 
 PAGE = "how-this-site-is-built.md"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from handbook.environment import installed_torch, site_packages
 from handbook.sources.tree import BUILD_PREFIX, GENERATED, index_path
+from handbook.tree_files import write_atomically
 
 
 def paths_in_libraries(packages: Path) -> set[str]:
@@ -31,5 +32,5 @@ def write_index(root: Path) -> Path:
         f"# torch: {identity.version}\n# git_version: {identity.git_version}\n# made by `python -m handbook "
         "source-index` from the source paths in torch/lib/*.so\n"
     )
-    path.write_text(header + "".join(f"{p}\n" for p in sorted(paths_in_libraries(packages))), encoding="utf-8")
+    write_atomically(path, header + "".join(f"{p}\n" for p in sorted(paths_in_libraries(packages))))
     return path

@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from handbook.environment import TorchIdentity, installed_torch, site_packages
+from handbook.errors import InputError
 
 REPOSITORY = "https://github.com/pytorch/pytorch"
 INDEX_DIR = "source-index"
@@ -37,7 +38,7 @@ GENERATED = (
 )
 
 
-class SourceError(Exception):
+class SourceError(InputError):
     """A source reference that cannot be verified at the installed tag."""
 
 

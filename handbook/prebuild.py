@@ -1,0 +1,325 @@
+"""The execute step: what one edition's build checks and computes before any page is rendered.
+
+`python -m handbook execute` runs it, and so does the mkdocs plugin unless that step already
+ran on this tree (its record is fresh). It runs the pages (the execution pipeline, with its
+cache), checks every source link, section, quoted value and typed number, and writes this
+edition's chapter notebooks. Its record, `<cache>/runs/<edition>.json`, keeps the checked
+results with the digest of the tree, torch and settings they belong to; a render step that
+finds it fresh runs nothing. Nothing here knows a site generator: the site's configuration
+is read as YAML, and a generator's plugin only maps its events onto an `Edition`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from handbook import notebooks, switches, versioned_prose
+from handbook.environment import cache_root, installed_torch, minor_version, python_minor
+from handbook.errors import InputError
+from handbook.execution import pipeline, runner
+from handbook.execution.blocks import Page, expand_includes, scan_docs
+from handbook.execution.cache import check_cache_root, engine_version, output_settings
+from handbook.execution.failures import failure_report, killed_processes, platform_note
+from handbook.execution.recordings import Recordings
+from handbook.execution.results import BlockRun, CorruptEntry, SiteRun, run_as_json, run_from_json
+from handbook.execution.tree_guard import tree_digest
+from handbook.fences import FenceError
+from handbook.prose import guard as prose_guard
+from handbook.prose.quotes import QuotedProse, resolve_quotes
+from handbook.releases import recorded_releases
+from handbook.rendering import PageRenderer
+from handbook.reports import what_changed
+from handbook.sources import source_map
+from handbook.sources.links import Citation, SourceLinker, sections_without_links
+from handbook.sources.tree import SourceTree
+from handbook.tree_files import read_text, write_atomically
+
+CONFIG_FILE = "mkdocs.yml"
+RECORD_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """What the engine reads from the site's configuration: the pages, in reading order, by title."""
+
+    docs_dir: str
+    nav: dict[str, str]  # page path -> title, in the navigation's order
+    sections_exempt: frozenset[str]  # pages whose `##` sections need no source link
+
+
+class _AnyTags(yaml.SafeLoader):
+    """Reads mkdocs.yml without running its tags (`!ENV`, `!!python/name:`): none of them names a page."""
+
+
+_AnyTags.add_multi_constructor("!", lambda loader, suffix, node: None)
+_AnyTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def read_config(config_file: Path) -> SiteConfig:
+    data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTags) or {}
+    nav: dict[str, str] = {}
+
+    def walk(items) -> None:
+        for item in items or []:
+            for title, target in item.items() if isinstance(item, dict) else [(None, item)]:
+                if isinstance(target, list):
+                    walk(target)
+                elif isinstance(target, str) and target.endswith(".md"):
+                    nav[target] = title or target
+
+    walk(data.get("nav"))
+    handbook = next(
+        (entry["handbook"] for entry in data.get("plugins") or [] if isinstance(entry, dict) and "handbook" in entry),
+        None,
+    )
+    return SiteConfig(data.get("docs_dir", "docs"), nav, frozenset((handbook or {}).get("sections_exempt", [])))
+
+
+@dataclass
+class Edition:
+    """One build's pages as its torch release and Python show them, with everything checked."""
+
+    root: Path
+    config: SiteConfig
+    site: SiteRun
+    linker: SourceLinker
+    chapters: dict[str, str]  # pages with a notebook: path -> title
+    titles: dict[str, str] = field(default_factory=dict)  # every page's first heading
+    citations: list[Citation] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # the build fails on each (under serve: shown)
+    log: list[str] = field(default_factory=list)  # what the step did, for the build's log
+
+    @property
+    def docs_dir(self) -> str:
+        return self.config.docs_dir
+
+    @property
+    def release(self) -> str:
+        return self.linker.tree.identity.release
+
+    @property
+    def python(self) -> str:
+        """The Python this build runs its pages with: the one running it."""
+        return platform.python_version()
+
+    @property
+    def name(self) -> str:
+        return edition_name()
+
+    @property
+    def notebooks(self) -> Path:
+        """Where this edition's chapter notebooks are written."""
+        return cache_root(self.root) / "notebooks" / self.name
+
+    def pages(self) -> list[str]:
+        """Every page under docs/, by path."""
+        base = self.root / self.docs_dir
+        return sorted(path.relative_to(base).as_posix() for path in base.rglob("*.md"))
+
+    def versioned(self, markdown: str, page: str, keep_lines: bool = False) -> str:
+        """The Markdown of `page` as this edition (torch release and Python) shows it."""
+        render = versioned_prose.render_keeping_lines if keep_lines else versioned_prose.render
+        return render(markdown, self.release, self.python, where=f"{self.docs_dir}/{page}")
+
+    def quoted(self, markdown: str, page: str) -> QuotedProse:
+        return resolve_quotes(markdown, page, self.output_of)
+
+    def output_of(self, page: str, block_id: str) -> str | None:
+        return next((r.output for r in self.site.results.get(page, []) if r.block.id == block_id), None)
+
+    def page_markdown(self, markdown: str, page: str, reading_order: list) -> str:
+        """A page's Markdown as the renderer is given it: versioned, quoted, source links resolved."""
+        markdown = self.quoted(self.versioned(markdown, page), page).markdown
+        markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles)
+        return self.linker.rewrite(markdown, page).markdown
+
+    def renderer(self, page: str, changes_url: str | None, colab_url: str | None, serving: bool) -> PageRenderer:
+        """What renders `page`'s blocks: their results, and where each changed since the last release."""
+        results = self.site.results.get(page, [])
+        changed = {}
+        if results and changes_url:
+            changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page)])
+            changed = {
+                block.index: (minor_version(self.release), f"{changes_url}#{anchor}")
+                for block, anchor in changes.items()
+            }
+        recordings = Recordings(self.root, self.release, python=self.python)
+        return PageRenderer(
+            page,
+            results,
+            show_failures=serving,
+            changed=changed,
+            colab_url=colab_url,
+            other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
+        )
+
+    def notebook_prose(self, markdown: str, page: str) -> str:
+        """A text cell: snippet includes expanded, source links as plain links at this tag."""
+        expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
+        return self.linker.rewrite(expanded, page, plain=True).markdown
+
+
+def edition_name() -> str:
+    """What one build's own files are kept under: its torch release and Python."""
+    return f"{installed_torch().release}-py{python_minor(platform.python_version())}"
+
+
+def chapters(root: Path, config: SiteConfig, pages: list[Page] | None = None) -> dict[str, str]:
+    """The pages of the navigation with executed blocks (not exempt ones), path -> title: each gets a notebook."""
+    pages = scan_docs(root, config.docs_dir) if pages is None else pages
+    with_blocks = {page.path for page in pages if page.blocks}
+    return {
+        page: title for page, title in config.nav.items() if page in with_blocks and page not in config.sections_exempt
+    }
+
+
+def prepare(root: Path, config_file: Path | None = None, serving: bool = False, reuse: bool = True) -> Edition:
+    """The execute step for the installed torch: everything checked, notebooks written. With
+    `reuse`, a fresh record of an earlier step stands for the run (nothing runs again)."""
+    config = read_config(config_file or root / CONFIG_FILE)
+    check_cache_root(cache_root(root))
+    pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
+    linker = SourceLinker(SourceTree(root))
+    pages = scan_docs(root, config.docs_dir)
+    empty = SiteRun(pipeline.page_environment(root), pages)
+    edition = Edition(root, config, empty, linker, chapters(root, config, pages))
+    edition.problems += _check_source_links(edition)
+    record = Record(root)
+    # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.
+    stored = record.read() if reuse and not switches.off(switches.CACHE) else None
+    site = pipeline.execute(root, config.docs_dir, serving=serving, given=stored.runs if stored else None)
+    from_record = stored is not None and not site.executed_pages
+    if from_record:  # every page as the execute step ran it, checked again now
+        site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
+        for result in site.all_results():
+            result.ran_again = result.block.page in stored.ran_again
+        edition.log.append(f"ran no page: the execute step's record of this tree is fresh ({record.shown})")
+    else:
+        edition.log += _execution_log(site)
+    edition.site = site
+    edition.log += [platform_note(site)] if not site.platform_recorded else []
+    edition.log += killed_processes(site)
+    if not site.ok:
+        edition.problems.append(failure_report(site))
+    edition.problems += _check_prose(edition)
+    if not (from_record or edition.problems or site.tree_changed or switches.off(switches.EXECUTE)):
+        record.write(site)  # a step that found problems records nothing: the build runs it again
+        edition.log.append(f"recorded the run in {record.shown}: until the tree changes, a build runs no page")
+    _write_notebooks(edition)
+    return edition
+
+
+def _execution_log(site: SiteRun) -> list[str]:
+    executed = site.executed_pages
+    cached = sum(1 for page in site.pages if page.blocks) - len(executed)
+    lines = [
+        f"executed {len(executed)} page(s) in {site.seconds:.1f} "
+        f"s{': ' + ', '.join(executed) if executed else ''}; {cached or 'none'} came from the cache"
+    ]
+    if executed and runner.confinements:
+        lines.append(f"pages saw {'; '.join(sorted(runner.confinements))}")
+    return lines
+
+
+def _check_source_links(edition: Edition) -> list[str]:
+    """Every page's links resolved before anything runs, so that all bad links are reported at once."""
+    errors: list[str] = []
+    for page in edition.pages():
+        shown = f"{edition.docs_dir}/{page}"
+        markdown = edition.versioned(read_text(edition.root / shown, shown), page)
+        edition.titles[page] = source_map.title_of(markdown, page)
+        try:
+            links = edition.linker.rewrite(markdown, page)
+        except FenceError as error:
+            raise InputError(f"{shown}:{error.line}: {error}") from error
+        errors += links.errors
+        edition.citations += links.citations
+        if page not in edition.config.sections_exempt:
+            errors += [f"{shown}: section '{title}' has no source link" for title in sections_without_links(markdown)]
+    return [f"{len(errors)} source link problem(s):\n" + "\n".join(errors)] if errors else []
+
+
+def _check_prose(edition: Edition) -> list[str]:
+    """Quotes resolve against this edition's outputs; no typed number contradicts any edition's."""
+    errors: list[str] = []
+    releases = recorded_releases(edition.root)
+    for page in edition.pages():
+        markdown = (edition.root / edition.docs_dir / page).read_text(encoding="utf-8")
+        errors += edition.quoted(edition.versioned(markdown, page, keep_lines=True), page).errors
+        errors += prose_guard.contradictions(edition.root, page, markdown, releases)
+    return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)] if errors else []
+
+
+def _write_notebooks(edition: Edition) -> None:
+    """This edition's notebook of every chapter, with the outputs its blocks printed."""
+    for page_path, _title in edition.chapters.items():
+        source = (edition.root / edition.docs_dir / page_path).read_text(encoding="utf-8")
+        # Lines kept: the notebook finds each block by its line in the page.
+        markdown = edition.quoted(edition.versioned(source, page_path, keep_lines=True), page_path).markdown
+        outputs = {r.block.id: r.output for r in edition.site.results.get(page_path, [])}
+        notebook = notebooks.chapter_notebook(
+            markdown,
+            edition.site.page(page_path),
+            outputs,
+            edition.site.environment.torch,
+            lambda text, p=page_path: edition.notebook_prose(text, p),
+        )
+        notebooks.write(notebook, edition.notebooks / notebooks.notebook_path(page_path))
+
+
+class Record:
+    """The execute step's checked results, kept for the render step of the same tree, torch and settings."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.path = cache_root(root) / "runs" / f"{edition_name()}.json"
+        self.shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
+
+    def key(self) -> str:
+        """What the results depend on: the tree the build reads, the torch and Python, the settings."""
+        payload = {
+            "format": RECORD_FORMAT,
+            "tree": tree_digest(self.root),
+            "environment": pipeline.page_environment(self.root).as_dict(),
+            "engine": engine_version(),
+            "settings": output_settings(),
+            "limits": {name: switches.value(name) for name in switches.LIMITS},
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def read(self) -> Stored | None:
+        """The runs recorded of this tree as it is now; None if there are none (or they are unreadable)."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("key") != self.key():
+                return None
+            runs = {page: [run_from_json(entry) for entry in entries] for page, entries in data["runs"].items()}
+            return Stored(runs, list(data["executed_pages"]), float(data["seconds"]), set(data["ran_again"]))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, CorruptEntry):
+            return None
+
+    def write(self, site: SiteRun) -> None:
+        record = {
+            "key": self.key(),
+            "runs": {page: [run_as_json(r) for r in results] for page, results in site.results.items()},
+            "executed_pages": site.executed_pages,
+            "seconds": site.seconds,
+            "ran_again": sorted({r.block.page for r in site.all_results() if r.ran_again}),
+        }
+        write_atomically(self.path, json.dumps(record))
+
+
+@dataclass
+class Stored:
+    """What the execute step recorded: every block's run, by page, and what it ran itself."""
+
+    runs: dict[str, list[BlockRun]]
+    executed_pages: list[str]
+    seconds: float
+    ran_again: set[str]
