@@ -245,21 +245,23 @@ def supported() -> list[str]:
 def tree_copy(tmp_path: Path) -> TreeCopy:
     missing = [release for release in SUPPORTED if not (REPO / venv_of(release) / ".installed").exists()]
     if missing:
-        pytest.skip(
-            f"no environment for torch {', '.join(missing)} (`make test` builds every supported release before "
-            "the tests)"
+        pytest.fail(
+            f"no environment for torch {', '.join(missing)}: `make test` builds every supported release before "
+            f"the tests (`make build TORCH={missing[0]}` builds one)",
+            pytrace=False,
         )
     return TreeCopy(tmp_path / "tree")
 
 
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium under Playwright; skips only where it cannot be installed."""
+    """Debian's Chromium under Playwright, installed if missing; where it cannot be, the browser
+    tests fail saying why (`make test` runs them: a machine that cannot is not one it supports)."""
     from site_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium
 
     reason = ensure_chromium()
     if reason:
-        pytest.skip(reason)
+        pytest.fail(f"the browser tests need Chromium at {CHROMIUM}: {reason}", pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

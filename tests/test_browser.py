@@ -1,7 +1,7 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright, against localhost.
 
 Needs `site/` from the strict build (`make test` builds it first). Chromium is
-installed here if missing; these tests skip only where it cannot be installed.
+installed here if missing; where it cannot be, these tests fail, saying why.
 Screenshots are written to test-artifacts/. Accessibility is tested in
 test_accessibility.py.
 """

@@ -40,6 +40,7 @@ def _can_make_groups() -> bool:
         probe.wait()
 
 
+# Where the build may make none (no cgroup v2, or not as root), pages run without (see cgroups.py).
 CGROUPS = pytest.mark.skipif(not _can_make_groups(), reason="no writable cgroup v2 hierarchy here")
 
 

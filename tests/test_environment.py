@@ -1,12 +1,22 @@
-"""The project's facts about releases and where the build keeps its caches."""
+"""The project's facts about releases, the installed torch, and where the build keeps its caches."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 
 import pytest
 
-from handbook.environment import cache_root, release_order, version_key
+from handbook.environment import (
+    Environment,
+    TorchIdentity,
+    cache_root,
+    gpu_possible,
+    installed_torch,
+    release_of,
+    release_order,
+    version_key,
+)
 from handbook.errors import InputError
 
 
@@ -39,3 +49,28 @@ def test_the_cache_root_is_the_repositorys_unless_set(monkeypatch, tmp_path):
     assert cache_root(tmp_path) == tmp_path / ".cache" / "handbook"
     monkeypatch.setenv("HANDBOOK_CACHE_DIR", "elsewhere")
     assert cache_root(tmp_path) == Path("elsewhere").absolute()
+
+
+def test_identity_is_read_without_importing_torch():
+    identity = installed_torch()
+    # The wheel's metadata may leave out the local tag (`+cu130`) that torch.__version__ carries.
+    assert identity.release == release_of(importlib.metadata.version("torch")) and len(identity.git_version) == 40
+    assert identity.tag == f"v{identity.release}"
+
+
+def test_a_build_without_a_release_tag_links_its_commit():
+    assert TorchIdentity("2.14.0a0+gitabc", "abc123").tag == "abc123"
+
+
+@pytest.mark.parametrize("cuda, line", [(None, "cuda: Optional[str] = None"), ("13.0", "cuda: Optional[str] = '13.0'")])
+def test_the_identity_is_read_from_version_py_as_torch_writes_it(tmp_path, cuda, line):
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "version.py").write_text(
+        f"from typing import Optional\n\n__version__ = '2.15.0+cu132'\ndebug = False\n{line}\ngit_version = 'd0f2'\n"
+    )
+    identity = installed_torch(tmp_path)
+    assert identity == TorchIdentity("2.15.0+cu132", "d0f2", cuda)
+    assert identity.release == "2.15.0"
+    assert Environment.of(identity).release == "2.15.0"
+    if cuda is None:
+        assert not gpu_possible(identity)  # a CPU build never runs CUDA, whatever the machine has

@@ -158,9 +158,11 @@ def test_workers_and_page_memory_come_from_cores_and_memory(
     assert limits(workers=1).workers == 1
 
 
-@pytest.mark.skipif(not shutil.which("taskset"), reason="taskset (util-linux) is not installed")
+@pytest.mark.skipif(sys.platform != "linux", reason="CPU affinity (taskset) is Linux's")
 def test_pages_run_one_at_a_time_on_one_allowed_core():
     """A build under `taskset -c 0` (or in a one-core cpuset) counts the cores it may use, not the machine's."""
+    if not shutil.which("taskset"):
+        pytest.fail("taskset is not installed: install util-linux", pytrace=False)
     code = "from handbook.execution.runner import limits; print(limits().workers)"
     pinned = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True, text=True)
     assert pinned.stdout.strip() == "1", pinned.stderr

@@ -13,7 +13,9 @@ from handbook.tree_files import write_atomically
 
 def paths_in_libraries(packages: Path) -> set[str]:
     """Source paths that the compiler recorded in the shared libraries (assertions, logging)."""
-    pattern = re.compile(re.escape(BUILD_PREFIX) + rb"([A-Za-z0-9_./+-]+\.(?:cpp|cu|cc|c|h|hpp|cuh|py|yaml))")
+    # A suffix ends the path (`.cuh` is not `.cu`, nor `.hpp` `.h`): the longest is tried first.
+    suffix = rb"\.(?:cpp|cuh|cu|cc|c|hpp|h|py|yaml)(?![A-Za-z0-9_+-])"
+    pattern = re.compile(re.escape(BUILD_PREFIX) + rb"([A-Za-z0-9_./+-]+" + suffix + rb")")
     found: set[str] = set()
     for library in sorted((packages / "torch" / "lib").glob("*.so*")):
         for match in pattern.finditer(library.read_bytes()):

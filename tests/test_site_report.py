@@ -1,0 +1,103 @@
+"""`handbook.reports.site_report`: the "How this site is built" page, rendered from a run made
+here (no page runs)."""
+
+from __future__ import annotations
+
+import re
+
+from handbook.environment import RECORDED_PYTHON, Environment
+from handbook.execution import pipeline
+from handbook.execution.blocks import Block, Page
+from handbook.execution.page_state import PAGE_STATE
+from handbook.execution.recordings import GpuRecording
+from handbook.execution.status import Status
+from handbook.reports.site_report import render
+
+ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.11.9", "cpu")
+TITLES = {"tensors.md": "Tensors", "autograd.md": "Autograd"}
+
+
+def result(page: str, index: int, status: Status, seconds: float = 0.0, **options) -> pipeline.BlockResult:
+    block = Block(page, index, f"block-{index}", "print(1)", f"docs/{page}", index, index, options=options)
+    return pipeline.BlockResult(block, status, seconds=seconds)
+
+
+def site(*results: pipeline.BlockResult) -> pipeline.SiteRun:
+    by_page: dict[str, list[pipeline.BlockResult]] = {}
+    for one in results:
+        by_page.setdefault(one.block.page, []).append(one)
+    pages = [Page(path, tuple(r.block for r in page_results)) for path, page_results in by_page.items()]
+    return pipeline.SiteRun(ENV, pages, results=by_page)
+
+
+def rows(page: str, section: str) -> list[str]:
+    """The table rows (header and separator left out) of one `##` section."""
+    text = page.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [line for line in text.splitlines() if line.startswith("|")][2:]
+
+
+RUN = site(
+    result("tensors.md", 1, Status.OK, 1.25),
+    result("tensors.md", 2, Status.CACHED, 0.5),
+    result("tensors.md", 3, Status.OK, 0.04),
+    result("autograd.md", 1, Status.CACHED, 2.0),
+    result("no-title.md", 1, Status.GPU_MISSING, device="cuda"),
+)
+
+
+def test_the_page_names_what_it_was_built_with_and_how_many_blocks():
+    page = render(RUN, TITLES)
+    assert page.startswith("# How this site is built\n\n")
+    assert f"Outputs are recorded with Python {RECORDED_PYTHON};" in page
+    for row in (
+        "| torch | `2.15.0+cpu` |",
+        "| commit | `d0f2af8b66b20da4baa50644c0cd3f887a2eae2e` |",
+        "| Python | `3.11.9` |",
+        "| device | `cpu` |",
+        "| blocks | 5 |",
+    ):
+        assert row in page.splitlines()
+
+
+def test_blocks_are_counted_by_status_each_with_its_meaning_in_the_order_of_their_names():
+    assert rows(render(RUN, TITLES), "Blocks by status") == [
+        f"| `cached` | 2 | {Status.CACHED.meaning} |",
+        f"| `gpu-missing` | 1 | {Status.GPU_MISSING.meaning} |",
+        f"| `ok` | 2 | {Status.OK.meaning} |",
+    ]
+
+
+def test_each_page_is_linked_by_its_title_with_its_blocks_and_seconds_in_page_order():
+    assert rows(render(RUN, TITLES), "Pages") == [
+        "| [Tensors](tensors.md) | 3 | 1.8 |",
+        "| [Autograd](autograd.md) | 1 | 2.0 |",
+        "| [no-title.md](no-title.md) | 1 | 0.0 |",  # a page without a title is named by its path
+    ]
+
+
+def test_the_machine_readable_report_is_linked_in_html_which_mkdocs_does_not_check():
+    """The report is written after the build: a Markdown link to it would be a broken link to mkdocs."""
+    page = render(RUN, TITLES)
+    assert '<a href="../execution-report.json"><code>execution-report.json</code></a>' in page
+    assert "](../execution-report.json)" not in page
+
+
+def test_the_state_every_page_starts_in_is_shown_as_the_code_it_is():
+    section = render(RUN, TITLES).split("\n## The state every page starts in\n", 1)[1]
+    assert re.search(r"```python\n(.*?)\n```", section, re.DOTALL)[1] == PAGE_STATE
+
+
+def test_gpu_only_blocks_are_listed_with_where_their_output_was_recorded():
+    recorded = result("tensors.md", 1, Status.GPU_RECORDED, device="cuda")
+    recorded.gpu = GpuRecording("NVIDIA H100 80GB HBM3", "2.15.0+cu132", "2025-06-01", "out\n")
+    missing = result("autograd.md", 1, Status.GPU_MISSING, device="cuda")
+    run = site(recorded, result("tensors.md", 2, Status.OK), missing)
+    assert rows(render(run, TITLES), "GPU-only blocks") == [
+        "| [Tensors](tensors.md) | `block-1` | NVIDIA H100 80GB HBM3, torch 2.15.0+cu132, 2025-06-01 |",
+        "| [Autograd](autograd.md) | `block-1` | not recorded yet |",
+    ]
+
+
+def test_a_site_without_gpu_only_blocks_says_none():
+    page = render(site(result("tensors.md", 1, Status.OK)), TITLES)
+    assert page.endswith("\n## GPU-only blocks\n\nNone.\n")
