@@ -82,13 +82,15 @@ test: $(INSTALLED) $(AXE)
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 tests README.md
+	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" tests README.md
 
 # The latest supported torch built with every supported Python, each against its recordings and
 # that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.
 LATEST := $(lastword $(SUPPORTED))
-pythons:
+# Then the test that needs two Pythons' environments (marked other_python; `make test` keeps to one).
+pythons: $(INSTALLED)
 	@for py in $(PYTHONS); do $(MAKE) --no-print-directory build TORCH=$(LATEST) PY=$$py SITE=.cache/site-$(LATEST)-py$$py || exit 1; done
+	$(CONTAINED) $(PYTHON) -m pytest -m other_python tests/test_plugin.py
 
 # Every page built five ways with the execution cache off: as is, ATEN_CPU_CAPABILITY=default and
 # =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, Environment
-from handbook.execution import pipeline
 from handbook.execution.blocks import Block, Page
 from handbook.execution.failures import failure_message, failure_report, killed_processes, place, platform_note
+from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
 
 ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.12.4", "cpu")
@@ -19,16 +19,16 @@ def block(page: str = "demo.md", index: int = 1, id: str = "") -> Block:
     return Block(page, index, id or f"block-{index}", "print(1)", f"snippets/{stem}/code.py", 10 * index, 5 * index)
 
 
-def result(status: Status, page: str = "demo.md", index: int = 1, **fields) -> pipeline.BlockResult:
-    return pipeline.BlockResult(block(page, index), status, **fields)
+def result(status: Status, page: str = "demo.md", index: int = 1, **fields) -> BlockResult:
+    return BlockResult(status, block=block(page, index), **fields)
 
 
-def site(*results: pipeline.BlockResult, pages: tuple[str, ...] = (), **fields) -> pipeline.SiteRun:
+def site(*results: BlockResult, pages: tuple[str, ...] = (), **fields) -> SiteRun:
     """A run of `results`, on `pages` in that order (by default in the order of their first result)."""
     order = list(pages) or list(dict.fromkeys(r.block.page for r in results))
     by_page = {path: [r for r in results if r.block.page == path] for path in order}
     made = [Page(path, tuple(r.block for r in page_results)) for path, page_results in by_page.items()]
-    return pipeline.SiteRun(ENV, made, results=by_page, **fields)
+    return SiteRun(ENV, made, results=by_page, **fields)
 
 
 # --- one block ---------------------------------------------------------------------------------

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 from handbook.environment import RECORDED_PYTHON, Environment
-from handbook.execution import pipeline
 from handbook.execution.blocks import Block, Page
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.recordings import GpuRecording
+from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
 from handbook.reports.site_report import render
 
@@ -17,17 +17,17 @@ ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.1
 TITLES = {"tensors.md": "Tensors", "autograd.md": "Autograd"}
 
 
-def result(page: str, index: int, status: Status, seconds: float = 0.0, **options) -> pipeline.BlockResult:
+def result(page: str, index: int, status: Status, seconds: float = 0.0, **options) -> BlockResult:
     block = Block(page, index, f"block-{index}", "print(1)", f"docs/{page}", index, index, options=options)
-    return pipeline.BlockResult(block, status, seconds=seconds)
+    return BlockResult(status, seconds=seconds, block=block)
 
 
-def site(*results: pipeline.BlockResult) -> pipeline.SiteRun:
-    by_page: dict[str, list[pipeline.BlockResult]] = {}
+def site(*results: BlockResult) -> SiteRun:
+    by_page: dict[str, list[BlockResult]] = {}
     for one in results:
         by_page.setdefault(one.block.page, []).append(one)
     pages = [Page(path, tuple(r.block for r in page_results)) for path, page_results in by_page.items()]
-    return pipeline.SiteRun(ENV, pages, results=by_page)
+    return SiteRun(ENV, pages, results=by_page)
 
 
 def rows(page: str, section: str) -> list[str]:
