@@ -23,7 +23,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from handbook.environment import minor_version, release_of
 from handbook.execution.blocks import Page
 from handbook.execution.page_state import PAGE_STATE
-from handbook.fences import fences
+from handbook.markdown_structure import fences
 from handbook.tree_files import write_atomically
 
 DIRECTORY = "notebooks"

@@ -25,7 +25,7 @@ from handbook.execution.pipeline import SiteRun, execute
 from handbook.execution.recordings import Recordings
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
-from handbook.fences import FenceError
+from handbook.markdown_structure import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import resolve_quotes
 from handbook.releases import recorded_releases
