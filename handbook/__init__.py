@@ -10,9 +10,10 @@
   How this site is built, What changed, drift), and `__main__` (the commands).
 
 Below both halves: `environment` (the installed torch, the cache root), `releases` (the
-recorded releases, in order), `switches` (every environment switch, named once), `fences`
-(where a page's code is), `versioned_prose` (which text an edition shows), `tree_files`
-(the repository's files, read inside it and through no link, written whole) and `errors`
-(bad input and failed tools, reported without a traceback). The halves import only from
+recorded releases, in order), `switches` (every environment switch, named once),
+`markdown_structure` (a page's fences, prose lines, headings and title), `versioned_prose`
+(which text an edition shows), `tree_files` (the repository's files, read inside it and
+through no link, written whole) and `errors` (bad input and failed tools, reported
+without a traceback). The halves import only from
 below and from themselves; tests/test_layers.py checks it.
 """

@@ -23,7 +23,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from handbook.environment import minor_version, release_of
 from handbook.execution.blocks import Page
 from handbook.execution.page_state import PAGE_STATE
-from handbook.fences import fences
+from handbook.markdown_structure import fences, title_heading
 from handbook.tree_files import write_atomically
 
 DIRECTORY = "notebooks"
@@ -253,3 +253,22 @@ def external_resources(html: str) -> list[str]:
     )
     loaded += re.findall(r"""url\(\s*['"]?(https?://[^'")]+)""", " ".join(s.get_text() for s in soup.find_all("style")))
     return sorted({url for url in loaded if url and re.match(r"(https?:)?//", url)})
+
+
+def with_notebook_links(markdown: str, notebook_url: str, colab: str | None) -> str:
+    """Under the page's title: the chapter as a notebook page, its download, and Colab."""
+    stem = notebook_url.rstrip("/").rsplit("/", 1)[-1]
+    links = [
+        f'<a href="{notebook_url}">Read this chapter as a notebook</a>',
+        f'<a class="handbook-notebook" href="{notebook_url}{stem}.ipynb" download>Download it</a>',
+    ]
+    if colab:
+        links.append(f'<a class="handbook-colab" href="{colab}">Open in Colab</a>')
+    # Raw HTML: the notebook file is copied by mkdocs-jupyter, so mkdocs must not validate the link.
+    block = '<p class="handbook-notebook-links">' + " · ".join(links) + "</p>"
+    lines = markdown.splitlines()
+    title = title_heading(lines)
+    if title is None:
+        return block + "\n\n" + markdown
+    lines.insert(title.line + 1, "\n" + block + "\n")
+    return "\n".join(lines) + "\n"

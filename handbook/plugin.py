@@ -143,7 +143,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         markdown = edition.page_markdown(markdown, src, self.pages_in_reading_order)
         if src in edition.chapters:
             notebook = files.get_file_from_path(notebooks.notebook_path(src))
-            markdown = _with_notebook_links(markdown, notebook.url_relative_to(page.file), colab)
+            markdown = notebooks.with_notebook_links(markdown, notebook.url_relative_to(page.file), colab)
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -198,22 +198,3 @@ def last_changed(root: Path, docs_dir: str, page: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout.strip() or None
-
-
-def _with_notebook_links(markdown: str, notebook_url: str, colab: str | None) -> str:
-    """Under the page's title: the chapter as a notebook page, its download, and Colab."""
-    stem = notebook_url.rstrip("/").rsplit("/", 1)[-1]
-    links = [
-        f'<a href="{notebook_url}">Read this chapter as a notebook</a>',
-        f'<a class="handbook-notebook" href="{notebook_url}{stem}.ipynb" download>Download it</a>',
-    ]
-    if colab:
-        links.append(f'<a class="handbook-colab" href="{colab}">Open in Colab</a>')
-    # Raw HTML: the notebook file is copied by mkdocs-jupyter, so mkdocs must not validate the link.
-    block = '<p class="handbook-notebook-links">' + " · ".join(links) + "</p>"
-    lines = markdown.splitlines()
-    for index, line in enumerate(lines):
-        if line.startswith("# "):
-            lines.insert(index + 1, "\n" + block + "\n")
-            return "\n".join(lines) + "\n"
-    return block + "\n\n" + markdown

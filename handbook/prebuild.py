@@ -29,7 +29,7 @@ from handbook.execution.failures import failure_report, killed_processes, platfo
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import BlockRun, CorruptEntry, SiteRun, run_as_json, run_from_json
 from handbook.execution.tree_guard import tree_digest
-from handbook.fences import FenceError
+from handbook.markdown_structure import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import QuotedProse, resolve_quotes
 from handbook.releases import recorded_releases

@@ -6,10 +6,10 @@ block already ran in its page's process, and `run` hands back its (normalised,
 recorded) output with the notes that go under it. Fence options are checked when the
 page is scanned (`handbook.execution.blocks.check_options`).
 
-Output is data: it goes into a fence that no line of it can end (`handbook.fences`),
-and notes are escaped HTML. What markdown-exec writes itself (the source's fence, its
-options as `name="value"`) cannot be made safe from here, so a block that would break
-it is refused, naming the block.
+Output is data: it goes into a fence that no line of it can end
+(`handbook.markdown_structure`), and notes are escaped HTML. What markdown-exec writes
+itself (the source's fence, its options as `name="value"`) cannot be made safe from
+here, so a block that would break it is refused, naming the block.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from handbook.execution.failures import failure_message, place
 from handbook.execution.measurements import measurements
 from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
-from handbook.fences import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
+from handbook.markdown_structure import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 
 MAX_LINES = 80
 MAX_CHARS = 10_000

@@ -22,7 +22,7 @@ import re
 
 from handbook.environment import RECORDED_PYTHON, version_key
 from handbook.errors import InputError
-from handbook.fences import FenceError, prose_lines
+from handbook.markdown_structure import FenceError, prose_lines
 
 CONDITION = re.compile(
     r"^<!-- if (?P<subject>torch|python) (?P<op><=|>=|==|<|>) (?P<version>\d+(?:\.\d+)*) -->\n(?P<then>.*?)"

@@ -80,6 +80,16 @@ def test_blocks_know_their_section(project):
     ]
 
 
+def test_a_section_is_a_heading_python_markdown_reads_and_ends_at_a_level_one_heading(project):
+    # `##Views` is an h2 to Python-Markdown; after `# Appendix` a block is in no `##` section
+    # (the scan's own reading once kept the section before it)
+    project.write(
+        "docs/p.md",
+        '# P\n\n##Views ##\n\n```python exec="on"\nprint(1)\n```\n\n# Appendix\n\n```python exec="on"\nprint(2)\n```\n',
+    )
+    assert [b.section for b in scan_page(project.root, "docs", "p.md").blocks] == ["Views", ""]
+
+
 def test_includes_expand_as_on_the_page(project):
     from handbook.execution.blocks import expand_includes
 

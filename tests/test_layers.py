@@ -11,7 +11,7 @@ BASE = {
     "handbook",
     "handbook.environment",
     "handbook.errors",
-    "handbook.fences",
+    "handbook.markdown_structure",
     "handbook.releases",
     "handbook.switches",
     "handbook.tree_files",
@@ -48,7 +48,7 @@ def test_halves_and_base_import_only_downwards():
         if source == "site":
             continue
         for target in imported(path):
-            # `from handbook.execution import runner` names a module; `from handbook.fences import x` a name in one
+            # `from handbook.execution import runner` names a module; `from handbook.errors import x` a name in one
             target_layer = layer(target) if layer(target) != "site" else layer(target.rsplit(".", 1)[0])
             if target_layer not in {"base", source}:
                 crossings.append(f"{module_name(path)} imports {target} ({target_layer})")

@@ -18,7 +18,7 @@ from handbook.execution.blocks import scan_docs
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings
-from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command, write
+from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command, with_notebook_links, write
 from handbook.releases import recorded_releases
 from handbook.versioned_prose import render_keeping_lines
 
@@ -187,3 +187,12 @@ def test_two_builds_writing_one_notebook_at_once_never_collide(tmp_path):
     assert failures == []
     assert nbformat.read(path, as_version=4).cells[0].source in {"build 0", "build 1"}
     assert [p.name for p in path.parent.iterdir()] == ["chapter.ipynb"]
+
+
+def test_the_notebook_links_go_under_the_pages_title_not_under_a_comment_in_code():
+    page = '```python exec="on"\n# not the title\nprint(1)\n```\n\n#Title\n\nText.\n'
+    shown = with_notebook_links(page, "../notebooks/ch/", None)
+    lines = shown.splitlines()
+    assert lines.index("#Title") < next(i for i, line in enumerate(lines) if "handbook-notebook-links" in line)
+    assert "Open in Colab" not in shown
+    assert with_notebook_links("No heading.\n", "n/", "https://colab").startswith('<p class="handbook-')

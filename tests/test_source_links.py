@@ -109,6 +109,12 @@ def test_sections_without_links():
     assert sections_without_links(page) == ["Bare"]
 
 
+def test_a_section_without_a_space_after_its_hashes_still_needs_a_link():
+    # Python-Markdown renders `##Bare` as an h2; the check's own pattern once skipped it
+    page = "# T\n\n## Linked ##\n\n[a](pytorch:x.h)\n\n##Bare\n\ntext\n\n# Appendix\n\n[a](pytorch:x.h)\n"
+    assert sections_without_links(page) == ["Bare"]
+
+
 def test_resolving_many_links_is_fast(linker):
     import time
 

@@ -12,3 +12,12 @@ def test_the_title_is_the_first_heading_of_the_prose_not_a_comment_in_a_code_fen
 
 def test_a_page_without_a_heading_is_named_by_its_path():
     assert title_of("Only prose.\n\n## A section\n", "notes.md") == "notes.md"
+
+
+def test_a_closing_run_of_hashes_is_no_part_of_the_title():
+    # as Python-Markdown renders `# Tensors #`; the page's own reading once kept "Tensors #"
+    assert title_of("# Tensors #\n", "tensors.md") == "Tensors"
+
+
+def test_a_title_above_a_fence_never_closed_is_still_found():
+    assert title_of("# Tensors\n\n```python\n# not closed\n", "tensors.md") == "Tensors"

@@ -72,7 +72,7 @@ def test_an_output_holding_a_fence_stays_inside_its_diff(tmp_path):
 
     from handbook.execution.blocks import Block, Page
     from handbook.execution.recordings import Recordings
-    from handbook.fences import fences
+    from handbook.markdown_structure import fences
     from handbook.reports.what_changed import compare
 
     block = Block("demo.md", 1, "fence", "", "docs/demo.md", 1, 1)

@@ -18,11 +18,10 @@ from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPrep
 from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
 from handbook.errors import InputError
-from handbook.fences import FenceError, fences, prose_lines
+from handbook.markdown_structure import FenceError, fences, section_of_each_line
 from handbook.tree_files import confined, read_text, refuse_links
 
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
-SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 EXECUTED_LANGUAGES = {"python", "py"}
 # A block id names its recording file: a plain name, never a path.
 SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}")
@@ -230,7 +229,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         page_fences = fences(lines)
     except FenceError as error:
         raise BlockError(f"{page_file}:{error.line}: {error}") from error
-    sections = _sections(lines)
+    sections = section_of_each_line(lines)
     blocks: list[Block] = []
     seen_ids: dict[str, int] = {}
     for fence in page_fences:
@@ -303,16 +302,6 @@ def check_options(options: dict[str, str], where: str) -> None:
         if name not in ENGINE_OPTIONS | MARKDOWN_EXEC_OPTIONS | CODE_BLOCK_OPTIONS:
             known = ", ".join(sorted(ENGINE_OPTIONS | MARKDOWN_EXEC_OPTIONS | CODE_BLOCK_OPTIONS))
             raise BlockError(f"{where}: unknown fence option {name}= (known: {known})")
-
-
-def _sections(lines: list[str]) -> list[str]:
-    """For each line, the title of the `##` section it is in ("" before the first)."""
-    titles, title = [], ""
-    for line, prose in zip(lines, prose_lines(lines), strict=True):
-        heading = SECTION.match(line) if prose else None
-        title = heading["title"] if heading else title
-        titles.append(title)
-    return titles
 
 
 def _region_id(target: str) -> str:

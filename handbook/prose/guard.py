@@ -17,7 +17,7 @@ from pathlib import Path
 from handbook import versioned_prose
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.recordings import Recordings
-from handbook.fences import prose_lines
+from handbook.markdown_structure import prose_lines
 from handbook.prose.quotes import QUOTE
 
 # 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from handbook.fences import prose_lines
+from handbook.markdown_structure import prose_lines
 
 QUOTE = re.compile(r"<!-- out (?:(?P<page>[\w/.-]+\.md)#)?(?P<block>[\w.-]+) /(?P<pattern>.+?)/ -->")
 

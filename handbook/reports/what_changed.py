@@ -19,7 +19,7 @@ from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings, unified_diff
-from handbook.fences import fenced
+from handbook.markdown_structure import fenced
 from handbook.releases import previous_release
 
 PAGE = "what-changed.md"

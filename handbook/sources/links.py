@@ -14,14 +14,13 @@ from pathlib import Path
 
 from handbook import versioned_prose
 from handbook.environment import cache_root
-from handbook.fences import prose_lines
+from handbook.markdown_structure import prose_lines, section_of_each_line, sections
 from handbook.sources.symbols import Span, find
 from handbook.sources.tree import SourceError, SourceTree
 from handbook.tree_files import read_text
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
-HEADING = re.compile(r"^(#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
 MAX_EXCERPT_LINES = 60
 LANGUAGES = {".py": "python", ".h": "cpp", ".hpp": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cu": "cpp", ".yaml": "yaml"}
 
@@ -124,15 +123,12 @@ class SourceLinker:
         `plain` renders bare Markdown links (for notebooks, which know no attribute lists)."""
         result = PageLinks("")
         output: list[str] = []
-        section = ""
         lines = markdown.splitlines()
-        for number, (line, prose) in enumerate(zip(lines, prose_lines(lines), strict=True), 1):
+        in_section = section_of_each_line(lines)
+        for number, (line, prose, section) in enumerate(zip(lines, prose_lines(lines), in_section, strict=True), 1):
             if not prose:
                 output.append(line)
                 continue
-            heading = HEADING.match(line)
-            if heading and len(heading[1]) == 2:
-                section = heading["title"]
             excerpt = EXCERPT.match(line)
             if excerpt:
                 line = self._apply(
@@ -169,25 +165,17 @@ class SourceLinker:
 
 
 def sections_without_links(markdown: str) -> list[str]:
-    """Titles of `##` sections that contain no source link or excerpt."""
-    missing: list[str] = []
-    title: str | None = None
-    linked = False
+    """Titles of `##` sections that contain no source link or excerpt in their prose."""
     lines = markdown.splitlines()
-    for line, prose in zip(lines, prose_lines(lines), strict=True):
-        if not prose:
-            continue
-        heading = HEADING.match(line)
-        if heading and len(heading[1]) <= 2:
-            if title is not None and not linked:
-                missing.append(title)
-            title = heading["title"] if len(heading[1]) == 2 else None
-            linked = False
-        if LINK.search(line) or EXCERPT.match(line):
-            linked = True
-    if title is not None and not linked:
-        missing.append(title)
-    return missing
+    prose = prose_lines(lines)
+    return [
+        section.title
+        for section in sections(lines)
+        if not any(
+            prose[number] and (LINK.search(lines[number]) or EXCERPT.match(lines[number]))
+            for number in range(section.heading.line, section.end)
+        )
+    ]
 
 
 @dataclass

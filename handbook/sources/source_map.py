@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from markdown.extensions.toc import slugify
 
-from handbook.fences import FenceError, prose_lines
+from handbook import markdown_structure
 from handbook.sources.links import Citation
 
 PAGE = "source-map.md"
 
 
 def title_of(markdown: str, page: str) -> str:
-    """The page's first level-1 heading of its prose (a `# comment` in a code fence is none), else its path."""
-    lines = markdown.splitlines()
-    try:
-        is_prose = prose_lines(lines)
-    except FenceError as error:  # the scan names it; a title is still found above it
-        is_prose = [number < error.line - 1 for number in range(len(lines))]
-    for line, prose in zip(lines, is_prose, strict=True):
-        heading = re.fullmatch(r"#\s+(.+?)\s*", line) if prose else None
-        if heading:
-            return heading[1]
-    return page
+    """The page's name on the source map: its title (`markdown_structure.title_of`), else its path."""
+    return markdown_structure.title_of(markdown) or page
 
 
 def render(citations: list[Citation], titles: dict[str, str], tag: str) -> str:
