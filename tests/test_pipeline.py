@@ -1,0 +1,85 @@
+"""The pipeline's checks, on runs made here: a run against its recording, predictions, given runs.
+
+The pipeline end to end (pages run in processes of their own) is `tests/test_plugin.py` and
+`tests/test_examples.py`; these check its decisions on constructed runs, with no page run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from handbook.execution.blocks import Block, Page
+from handbook.execution.cache import ExecutionCache
+from handbook.execution.pipeline import _cached_runs, check, check_predictions
+from handbook.execution.recordings import Recordings
+from handbook.execution.results import BlockRun
+from handbook.execution.status import Status
+
+BLOCK = Block("ch.md", 1, "shapes", "print(1)", "docs/ch.md", 3, 2)
+MACHINE = {"cpu": "Some CPU", "arch": "x86_64", "capability": "AVX2", "threads": 1}
+
+
+def recordings(root: Path, **files: str) -> Recordings:
+    for name, text in files.items():
+        path = root / "recordings/torch-2.13.0/ch" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return Recordings(root, "2.13.0")
+
+
+# Outputs as the pipeline compares them: normalised, so without a final newline (recordings are read so too).
+def test_a_run_that_prints_its_recording_passes_and_keeps_its_run(tmp_path):
+    result = check(
+        BLOCK, BlockRun(Status.OK, "1", "", 0.5, MACHINE), recordings(tmp_path, **{"shapes.txt": "1\n"}), False
+    )
+    assert (result.status, result.output, result.seconds, result.ran_on.cpu) == (Status.OK, "1", 0.5, "Some CPU")
+    assert result.recording == "recordings/torch-2.13.0/ch/shapes.txt" and not result.from_cache
+
+
+def test_a_run_that_differs_drifts_with_a_diff_naming_the_recording(tmp_path):
+    result = check(BLOCK, BlockRun(Status.CACHED, "2\n"), recordings(tmp_path, **{"shapes.txt": "1\n"}), False)
+    assert result.status == Status.DRIFT and result.from_cache and result.worth_running_again
+    assert "recordings/torch-2.13.0/ch/shapes.txt (recorded)" in result.error and "+2" in result.error
+
+
+def test_a_run_without_a_recording_says_how_to_make_one(tmp_path):
+    result = check(BLOCK, BlockRun(Status.OK, "1\n"), recordings(tmp_path), False)
+    assert result.status == Status.UNRECORDED and "make goldens" in result.error
+
+
+def test_a_measured_value_is_checked_by_its_claim_on_the_machine_it_ran_on(tmp_path):
+    recorded = recordings(tmp_path, **{"shapes.txt": "ratio: 1.00x (measured; claim: > 1.5)\n"})
+    held = check(BLOCK, BlockRun(Status.OK, "ratio: 3.00x (measured; claim: > 1.5)", machine=MACHINE), recorded, False)
+    assert held.status == Status.OK
+    missed = check(
+        BLOCK, BlockRun(Status.OK, "ratio: 1.20x (measured; claim: > 1.5)", machine=MACHINE), recorded, False
+    )
+    assert missed.status == Status.CLAIM and "measured on Some CPU" in missed.error
+
+
+def test_a_run_that_raised_keeps_its_status_and_error(tmp_path):
+    result = check(BLOCK, BlockRun(Status.RAISED, "", "boom"), recordings(tmp_path, **{"shapes.txt": "1\n"}), False)
+    assert (result.status, result.error) == (Status.RAISED, "boom")
+
+
+def test_a_gpu_block_without_a_gpu_shows_its_gpu_recording_or_says_there_is_none(tmp_path):
+    gpu = Block("ch.md", 2, "gpu", "print(2)", "docs/ch.md", 7, 6, options={"device": "cuda"})
+    missing = check(gpu, BlockRun(Status.SKIPPED), recordings(tmp_path), False)
+    assert missing.status == Status.GPU_MISSING and missing.output == ""
+
+
+def test_a_prediction_of_no_gpu_block_is_an_error(tmp_path):
+    predicting = Block("ch.md", 1, "p", "print(1)", "docs/ch.md", 3, 2, options={"predicts": "nothing"})
+    result = check(predicting, BlockRun(Status.OK, "x: 1"), recordings(tmp_path, **{"p.txt": "x: 1\n"}), False)
+    check_predictions([result])
+    assert result.status == Status.MISPREDICTED and "no GPU-only block with that id" in result.error
+
+
+def test_given_runs_stand_for_a_page_only_when_they_cover_all_its_blocks(tmp_path):
+    page = Page("ch.md", (BLOCK,))
+    other = Page("other.md", (Block("other.md", 1, "b", "print(1)", "docs/other.md", 3, 2),))
+    cache = ExecutionCache(tmp_path / "exec")
+    given = {"ch.md": [BlockRun(Status.OK, "1\n")], "other.md": []}
+    runs, to_run = _cached_runs([page, other], cache, {"ch.md": "a" * 64, "other.md": "b" * 64}, False, given)
+    assert runs == {"ch.md": given["ch.md"]}
+    assert [job.page for job in to_run] == ["other.md"]
