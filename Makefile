@@ -25,13 +25,15 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build execute properdocs test pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
+# INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
+# gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
 # Every file pip installs must match a hash in requirements.lock or the torch release's lock
 # (tools/lock.py writes both), whichever index serves it. PIP_CONSTRAINT=/dev/null: a machine's
 # pip configuration may cap torch at the releases it keeps on disk; every requirement here is pinned.
 TORCH_LOCK := locks/torch-$(TORCH).txt
 $(INSTALLED): requirements.lock $(TORCH_LOCK) pyproject.toml
 	interpreter=$$(sh tools/interpreter.sh "$(PY)" "$(PYTHONS)") && $$interpreter -m venv $(VENV)
-	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock -r $(TORCH_LOCK)
+	$(if $(INDEX_$(TORCH)),PIP_EXTRA_INDEX_URL=$(INDEX_$(TORCH))) PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock -r $(TORCH_LOCK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(INSTALLED)
 
