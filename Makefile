@@ -23,7 +23,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build execute properdocs test pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: serve build execute properdocs test test-fast pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -85,6 +85,12 @@ test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" tests README.md
+
+# The unit layer: no site built, no page run, no torch but the default environment's (under a
+# minute); `make test` runs it too, with everything else.
+test-fast: $(INSTALLED)
+	$(PYTHON) -m ruff check handbook tests bench tools
+	$(CONTAINED) $(PYTHON) -m pytest -n 2 -m "not full and not other_python" tests
 
 # The latest supported torch built with every supported Python, each against its recordings and
 # that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.

@@ -280,3 +280,15 @@ def site_url():
     server = serve(SITE)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+
+
+# What makes a test part of the full layer rather than `make test-fast`: a fixture that builds a
+# project or reads a built site (these build, run pages, or open Chromium), or a module marked
+# `pytestmark = pytest.mark.full` (it runs pages or processes itself).
+FULL_FIXTURES = {"project", "recorded", "deployed", "tree_copy", "browser", "site_url"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if FULL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.full)
