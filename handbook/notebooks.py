@@ -11,13 +11,19 @@ mkdocs-jupyter renders it (`execute: false`: nothing runs twice) as a page under
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import nbformat
 import tinycss2
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
+from bs4.element import Stylesheet
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from handbook.environment import minor_version, release_of
@@ -117,34 +123,166 @@ def colab_url(repo_url: str | None, torch_version: str, page: str) -> str | None
 # handbook's notebooks have neither maths nor diagrams, and no request may leave the site.
 CDN_LOADERS = ("mathjax", "mermaid")
 
+T = TypeVar("T")
+
+
+def digest_memo(size: int) -> Callable[[Callable[[str], T]], Callable[[str], T]]:
+    """`derive(text)` remembered for the last `size` texts, by their SHA-256: a text seen again
+    (JupyterLab's stylesheet on every notebook page, a page `mkdocs serve` rebuilds unchanged)
+    is not derived again. `cache_clear()` forgets them all."""
+
+    def decorate(derive: Callable[[str], T]) -> Callable[[str], T]:
+        values: OrderedDict[bytes, T] = OrderedDict()
+
+        @functools.wraps(derive)
+        def remembered(text: str) -> T:
+            key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+            if key in values:
+                values.move_to_end(key)
+                return values[key]
+            values[key] = value = derive(text)
+            if len(values) > size:
+                values.popitem(last=False)
+            return value
+
+        remembered.cache_clear = values.clear  # type: ignore[attr-defined]
+        return remembered
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class NotebookPage:
+    """A notebook page as the site serves it, and the addresses outside the site it would load."""
+
+    html: str
+    outside: tuple[str, ...]
+
+
+@digest_memo(size=32)
+def notebook_page(html: str) -> NotebookPage:
+    """`notebook_page_html` and its `external_resources`, derived once per distinct page."""
+    soup = _page_soup(html)
+    return NotebookPage(str(soup), tuple(_loaded_from_outside(soup)))
+
 
 def notebook_page_html(html: str) -> str:
     """mkdocs-jupyter's page, made to keep the site's promises: no CDN loaders, and of the
     JupyterLab stylesheet it inlines (575 kB, with 3,000 rules) only the rules this page uses."""
+    return str(_page_soup(html))
+
+
+def _page_soup(html: str) -> BeautifulSoup:
     soup = BeautifulSoup(html, "html.parser")
-    for script in soup.find_all("script"):
+    for script in _tags(soup, "script"):
         source = (script.get("src") or "") + (script.get("type") or "") + script.get_text()
         if any(name in source.lower() for name in CDN_LOADERS):
             script.decompose()
-    used = {name for tag in soup.find_all(class_=True) for name in tag.get("class", [])}
-    styles = soup.find_all("style")
+    tags = _tags(soup)
+    used = {name for tag in tags for name in tag.get("class") or ()}
+    styles = [tag for tag in tags if tag.name == "style"]
     sheets = [used_rules(style.get_text(), used) for style in styles]
-    referenced = used_variables(sheets + [tag["style"] for tag in soup.find_all(style=True)])
+    referenced = used_variables(sheets + [tag["style"] for tag in tags if tag.get("style") is not None])
     for style, sheet in zip(styles, sheets, strict=True):
-        style.string = without_variables(sheet, keep=referenced)
-    return str(soup)
+        # A Stylesheet, as the parser makes a <style>'s text: `get_text()` reads no other kind there.
+        style.string = Stylesheet(without_variables(sheet, keep=referenced))
+    return soup
 
 
+def _tags(soup: BeautifulSoup, *names: str) -> list[Tag]:
+    """The page's elements (those named, if any) in document order, as `find_all` finds them,
+    in one walk over the page rather than one per query."""
+    tags = (node for node in soup.descendants if isinstance(node, Tag))
+    return [tag for tag in tags if tag.name in names] if names else list(tags)
+
+
+# A stylesheet is read once per process, into a tuple of entries, one per top-level rule: a
+# qualified rule as the pruning needs it (`_Selected`, `_Declared`), a grouping at-rule with
+# its nested entries (`_Grouping`), or any other at-rule's text, which is kept whole.
+# Pruning a page's sheet is then a filter over its entries, and gives the very text that
+# parsing the sheet again for each page gave.
 VARIABLE_USE = re.compile(r"var\(\s*(--[\w-]+)")
+GROUPING_RULES = {"media", "supports"}  # at-rules whose nested rules are filtered too
 
 
-def _declarations(css: str):
-    """(rule, its declarations) for every qualified rule, at-rules' nested ones included."""
+@dataclass(frozen=True)
+class _Grouping:
+    keyword: str
+    prelude: str  # serialised
+    entries: tuple
+
+
+@dataclass(frozen=True)
+class _Declaration:
+    name: str
+    value: str  # serialised, stripped
+    important: bool
+    variables: frozenset[str]  # the custom properties its value uses
+
+
+@dataclass(frozen=True)
+class _Declared:
+    prelude: str  # serialised, stripped
+    declarations: tuple[_Declaration, ...]
+
+
+@dataclass(frozen=True)
+class _Selected:
+    selectors: tuple[tuple[str, frozenset[str]], ...]  # each selector, with the classes it requires
+    content: str  # serialised
+
+
+def _read(css: str, qualified: Callable) -> tuple:
+    """The stylesheet's entries, `qualified(rule)` each qualified rule's."""
+    entries: list = []
     for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
         if rule.type == "qualified-rule":
-            yield rule, tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
-        elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:
-            yield from _declarations(tinycss2.serialize(rule.content))
+            entries.append(qualified(rule))
+        elif rule.type == "at-rule" and rule.at_keyword in GROUPING_RULES and rule.content is not None:
+            inner = _read(tinycss2.serialize(rule.content), qualified)
+            entries.append(_Grouping(rule.at_keyword, tinycss2.serialize(rule.prelude), inner))
+        elif rule.type == "at-rule":
+            entries.append(tinycss2.serialize([rule]))
+    return tuple(entries)
+
+
+def _declared(rule) -> _Declared:
+    declarations = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
+    return _Declared(
+        tinycss2.serialize(rule.prelude).strip(),
+        tuple(_declaration(d) for d in declarations if d.type == "declaration"),
+    )
+
+
+def _declaration(declaration) -> _Declaration:
+    value = tinycss2.serialize(declaration.value)
+    variables = frozenset(VARIABLE_USE.findall(value))
+    return _Declaration(declaration.name, value.strip(), declaration.important, variables)
+
+
+def _selected(rule) -> _Selected:
+    # Code cells take the site's own code colours (handbook.css), not nbconvert's Pygments style.
+    selectors = [s for s in _selectors(rule.prelude) if ".highlight-ipynb " not in s + " "]
+    return _Selected(tuple((s, _required_classes(s)) for s in selectors), tinycss2.serialize(rule.content))
+
+
+@digest_memo(size=16)
+def _declaration_entries(css: str) -> tuple:
+    return _read(css, _declared)
+
+
+@digest_memo(size=16)
+def _selector_entries(css: str) -> tuple:
+    return _read(css, _selected)
+
+
+def _declarations(entries: tuple):
+    """Every qualified rule's declarations, grouping at-rules' nested ones included."""
+    for entry in entries:
+        if isinstance(entry, _Declared):
+            yield from entry.declarations
+        elif isinstance(entry, _Grouping):
+            yield from _declarations(entry.entries)
 
 
 def used_variables(sources: list[str]) -> set[str]:
@@ -156,15 +294,11 @@ def used_variables(sources: list[str]) -> set[str]:
         if "{" not in source:  # an inline style attribute
             used |= set(VARIABLE_USE.findall(source))
             continue
-        for _, declarations in _declarations(source):
-            for declaration in declarations:
-                if declaration.type != "declaration":
-                    continue
-                found = set(VARIABLE_USE.findall(tinycss2.serialize(declaration.value)))
-                if declaration.name.startswith("--"):
-                    uses.setdefault(declaration.name, set()).update(found)
-                else:
-                    used |= found
+        for declaration in _declarations(_declaration_entries(source)):
+            if declaration.name.startswith("--"):
+                uses.setdefault(declaration.name, set()).update(declaration.variables)
+            else:
+                used |= declaration.variables
     pending = list(used)
     while pending:
         for name in uses.get(pending.pop(), ()):
@@ -177,23 +311,26 @@ def used_variables(sources: list[str]) -> set[str]:
 def without_variables(css: str, keep: set[str]) -> str:
     """The stylesheet without the declarations of custom properties nothing uses (JupyterLab
     defines hundreds, many holding whole SVG icons, for the application's own interface)."""
+    return _without_variables(_declaration_entries(css), keep)
+
+
+def _without_variables(entries: tuple, keep: set[str]) -> str:
     kept = []
-    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
-        if rule.type == "qualified-rule":
-            declarations = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
+    for entry in entries:
+        if isinstance(entry, _Declared):
             text = "; ".join(
-                f"{d.name}: {tinycss2.serialize(d.value).strip()}" + (" !important" if d.important else "")
-                for d in declarations
-                if d.type == "declaration" and (not d.name.startswith("--") or d.name in keep)
+                f"{d.name}: {d.value}" + (" !important" if d.important else "")
+                for d in entry.declarations
+                if not d.name.startswith("--") or d.name in keep
             )
             if text:
-                kept.append(tinycss2.serialize(rule.prelude).strip() + " {" + text + "}")
-        elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:
-            inner = without_variables(tinycss2.serialize(rule.content), keep)
+                kept.append(entry.prelude + " {" + text + "}")
+        elif isinstance(entry, _Grouping):
+            inner = _without_variables(entry.entries, keep)
             if inner.strip():
-                kept.append(f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}")
-        elif rule.type == "at-rule":
-            kept.append(tinycss2.serialize([rule]))
+                kept.append(f"@{entry.keyword}{entry.prelude}{{{inner}}}")
+        else:
+            kept.append(entry)
     return "\n".join(kept)  # parse errors (the stylesheet has a few) are dropped, as browsers drop them
 
 
@@ -213,45 +350,51 @@ CLASS_NAME = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 FUNCTIONAL_PSEUDO = re.compile(r"\([^()]*\)")
 
 
-def _required_classes(selector: str) -> set[str]:
+def _required_classes(selector: str) -> frozenset[str]:
     """Classes an element must carry for the selector to match: not those inside `:not()`,
     `:is()` and the like, which may match without them."""
     while FUNCTIONAL_PSEUDO.search(selector):
         selector = FUNCTIONAL_PSEUDO.sub("", selector)
-    return set(CLASS_NAME.findall(selector))
+    return frozenset(CLASS_NAME.findall(selector))
 
 
 def used_rules(css: str, used_classes: set[str]) -> str:
     """The stylesheet without the rules none of whose selectors can match: a selector naming
     a class that no element of the page carries. At-rules are kept, their nested rules filtered."""
+    return _used_rules(_selector_entries(css), used_classes)
+
+
+def _used_rules(entries: tuple, used_classes: set[str]) -> str:
     kept = []
-    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
-        if rule.type == "qualified-rule":
-            selectors = _selectors(rule.prelude)
-            # Code cells take the site's own code colours (handbook.css), not nbconvert's Pygments style.
-            matching = [
-                s for s in selectors if _required_classes(s) <= used_classes and ".highlight-ipynb " not in s + " "
-            ]
+    for entry in entries:
+        if isinstance(entry, _Selected):
+            matching = [selector for selector, required in entry.selectors if required <= used_classes]
             if matching:
-                kept.append(", ".join(matching) + " {" + tinycss2.serialize(rule.content) + "}")
-        elif rule.type == "at-rule" and rule.at_keyword in {"media", "supports"} and rule.content is not None:
-            inner = used_rules(tinycss2.serialize(rule.content), used_classes)
+                kept.append(", ".join(matching) + " {" + entry.content + "}")
+        elif isinstance(entry, _Grouping):
+            inner = _used_rules(entry.entries, used_classes)
             if inner.strip():
-                kept.append(f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}")
-        elif rule.type == "at-rule":
-            kept.append(tinycss2.serialize([rule]))
+                kept.append(f"@{entry.keyword}{entry.prelude}{{{inner}}}")
+        else:
+            kept.append(entry)
     return "\n".join(kept)
 
 
 def external_resources(html: str) -> list[str]:
     """Addresses outside the site that the HTML would load (links to follow do not count)."""
-    soup = BeautifulSoup(html, "html.parser")
-    loaded = [tag.get("src") for tag in soup.find_all(["script", "img", "iframe", "audio", "video", "source"])]
-    loaded += [tag.get("href") for tag in soup.find_all("link")]
+    return _loaded_from_outside(BeautifulSoup(html, "html.parser"))
+
+
+def _loaded_from_outside(soup: BeautifulSoup) -> list[str]:
+    tags = _tags(soup)
+    loaded = [tag.get("src") for tag in tags if tag.name in {"script", "img", "iframe", "audio", "video", "source"}]
+    loaded += [tag.get("href") for tag in tags if tag.name == "link"]
     loaded += re.findall(
-        r"""import\s[^'"]*['"](https?://[^'"]+)""", " ".join(s.get_text() for s in soup.find_all("script"))
+        r"""import\s[^'"]*['"](https?://[^'"]+)""", " ".join(t.get_text() for t in tags if t.name == "script")
     )
-    loaded += re.findall(r"""url\(\s*['"]?(https?://[^'")]+)""", " ".join(s.get_text() for s in soup.find_all("style")))
+    loaded += re.findall(
+        r"""url\(\s*['"]?(https?://[^'")]+)""", " ".join(t.get_text() for t in tags if t.name == "style")
+    )
     return sorted({url for url in loaded if url and re.match(r"(https?:)?//", url)})
 
 

@@ -151,12 +151,13 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             page.meta["search"] = {"exclude": True}  # a table of what the chapters link: they are indexed
         if notebooks.is_notebook_page(page.file.src_uri):
             page.meta["search"] = {"exclude": True}  # the chapter page is indexed already
-            html = notebooks.notebook_page_html(html)
-            outside = notebooks.external_resources(html)
-            if outside:
+            notebook = notebooks.notebook_page(html)  # remembered: `mkdocs serve` re-derives only a changed page
+            if notebook.outside:
+                outside = ", ".join(notebook.outside)
                 raise PluginError(
-                    f"{page.file.src_uri}: the rendered notebook would load from outside the site: {', '.join(outside)}"
+                    f"{page.file.src_uri}: the rendered notebook would load from outside the site: {outside}"
                 )
+            html = notebook.html
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
         if missing:

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from pathlib import Path
 
 import nbformat
 import pytest
+import tinycss2
 import torch
 from nbclient import NotebookClient
 from site_browser import stale
 
+from handbook import notebooks
 from handbook.environment import installed_torch
 from handbook.execution.blocks import scan_docs
 from handbook.execution.measurements import broken_claims, masked
@@ -135,17 +138,116 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
 
 
 def test_notebook_stylesheet_keeps_only_what_the_page_uses():
-    from handbook.notebooks import notebook_page_html
-
     page = (
         "<style>.w{--used: red; --unused: url(data:big); --chained: var(--used)}"
         ".w .a{color: var(--chained)} .w :is(.a, .b):hover{display:flex} .w .gone{color: blue}"
         ".w .highlight-ipynb .c1{color: #408080}</style>"
         '<div class="w"><p class="a">x</p><div class="highlight-ipynb"><span class="c1">#</span></div></div>'
     )
-    kept = notebook_page_html(page)
+    kept = notebooks.notebook_page_html(page)
     assert "--used: red" in kept and "--chained" in kept and "--unused" not in kept
     assert ".w :is(.a, .b):hover" in kept and ".gone" not in kept and "#408080" not in kept
+
+
+# A notebook page as mkdocs-jupyter hands it over, in small: two stylesheets (the inlined
+# JupyterLab one and another), a CDN loader, a grouping rule, custom properties in a chain.
+TWO_STYLES_PAGE = (
+    '<script src="https://cdn.example/mathjax/tex-chtml.js"></script>'
+    "<style>:root{--accent: #c00; --icon: url(data:image/svg+xml;base64,AAAA); --edge: var(--accent)}"
+    ".jp-Cell:not(.jp-mod-hidden) {border-color: var(--edge)} .jp-Unused, .jp-Cell > p {margin: 0 !important}"
+    ".highlight-ipynb .k{color: #008000}"
+    "@media print{.jp-Cell{color: black; --print: 1} .jp-Gone{color: red}}"
+    "@font-face{font-family: x; src: url(fonts/x.woff)}</style>"
+    "<style>.jp-OutputArea pre{background: var(--shade, white)} .jp-Other{color: var(--accent)}</style>"
+    '<div class="jp-Cell"><p>a &amp; b</p><div class="jp-OutputArea" style="color: var(--accent)">'
+    "<pre>x<br>y</pre></div></div>"
+)
+# What the page became before the stylesheets were read once per process (byte for byte).
+TWO_STYLES_DERIVED = (
+    "<style>:root {--accent: #c00; --edge: var(--accent)}\n"
+    ".jp-Cell:not(.jp-mod-hidden) {border-color: var(--edge)}\n"
+    ".jp-Cell > p {margin: 0 !important}\n"
+    "@media print{.jp-Cell {color: black}}\n"
+    "@font-face{font-family: x; src: url(fonts/x.woff)}</style>"
+    "<style>.jp-OutputArea pre {background: var(--shade, white)}</style>"
+    '<div class="jp-Cell"><p>a &amp; b</p><div class="jp-OutputArea" style="color: var(--accent)">'
+    "<pre>x<br/>y</pre></div></div>"
+)
+
+
+def forget_derived():
+    """What a fresh process knows: no page derived, no stylesheet read."""
+    for memo in (notebooks.notebook_page, notebooks._selector_entries, notebooks._declaration_entries):
+        memo.cache_clear()
+
+
+@pytest.fixture
+def parsed(monkeypatch):
+    """Each text tinycss2 parses as a stylesheet, counted; and each page BeautifulSoup parses."""
+    forget_derived()
+    counts = {"sheets": Counter(), "pages": Counter()}
+    parse, soup = tinycss2.parse_stylesheet, notebooks.BeautifulSoup
+
+    def counting_parse(css, *args, **kwargs):
+        counts["sheets"][css] += 1
+        return parse(css, *args, **kwargs)
+
+    def counting_soup(html, *args, **kwargs):
+        counts["pages"][html] += 1
+        return soup(html, *args, **kwargs)
+
+    monkeypatch.setattr(tinycss2, "parse_stylesheet", counting_parse)
+    monkeypatch.setattr(notebooks, "BeautifulSoup", counting_soup)
+    yield counts
+    forget_derived()
+
+
+def test_a_notebook_page_is_derived_as_before_with_or_without_the_memo(parsed):
+    assert notebooks.notebook_page(TWO_STYLES_PAGE).html == TWO_STYLES_DERIVED  # a fresh process
+    assert notebooks.notebook_page(TWO_STYLES_PAGE).html == TWO_STYLES_DERIVED  # remembered
+    assert notebooks.notebook_page_html(TWO_STYLES_PAGE) == TWO_STYLES_DERIVED  # stylesheets remembered
+    forget_derived()
+    assert notebooks.notebook_page_html(TWO_STYLES_PAGE) == TWO_STYLES_DERIVED
+
+
+def test_a_page_seen_again_is_not_derived_again_and_a_changed_one_is(parsed):
+    notebooks.notebook_page(TWO_STYLES_PAGE)
+    sheets = sum(parsed["sheets"].values())
+    assert parsed["pages"][TWO_STYLES_PAGE] == 1 and sheets
+    notebooks.notebook_page(TWO_STYLES_PAGE)
+    assert parsed["pages"][TWO_STYLES_PAGE] == 1 and sum(parsed["sheets"].values()) == sheets
+    edited = TWO_STYLES_PAGE.replace("a &amp; b", "a &amp; c")  # a prose edit in the notebook
+    assert notebooks.notebook_page(edited).html == TWO_STYLES_DERIVED.replace("a &amp; b", "a &amp; c")
+    assert parsed["pages"][edited] == 1
+    assert sum(parsed["sheets"].values()) == sheets  # the same classes: the same stylesheets, pruned alike
+
+
+def test_a_stylesheet_shared_by_two_pages_is_parsed_once(parsed):
+    jupyterlab = re.search(r"<style>(.*?)</style>", TWO_STYLES_PAGE)[1]
+    other = TWO_STYLES_PAGE.replace('class="jp-OutputArea"', 'class="jp-Other"')  # another rule kept
+    first, second = notebooks.notebook_page(TWO_STYLES_PAGE), notebooks.notebook_page(other)
+    assert parsed["pages"][TWO_STYLES_PAGE] == parsed["pages"][other] == 1
+    assert parsed["sheets"][jupyterlab] == 1
+    assert ".jp-Other {color: var(--accent)}" in second.html and ".jp-Other" not in first.html
+    forget_derived()
+    assert notebooks.notebook_page(other) == second  # as a fresh process derives it
+
+
+def test_a_notebook_page_names_what_its_kept_rules_would_load_from_outside(parsed):
+    page = (
+        '<style>.a{background: url("https://fonts.example/a.png")} .gone{background: url(https://b.example/b)}'
+        '</style><p class="a">x</p><img src="https://img.example/i.png">'
+    )
+    derived = notebooks.notebook_page(page)
+    assert derived.outside == ("https://fonts.example/a.png", "https://img.example/i.png")
+    assert list(derived.outside) == notebooks.external_resources(derived.html)
+
+
+def test_the_memo_keeps_only_the_last_texts_it_was_given():
+    derived = []
+    remembered = notebooks.digest_memo(size=2)(lambda text: derived.append(text) or text.upper())
+    assert [remembered(text) for text in ("a", "b", "a", "c", "a", "b")] == ["A", "B", "A", "C", "A", "B"]
+    assert derived == ["a", "b", "c", "b"]  # "b" was the oldest when "c" came; "a" was seen since
 
 
 def test_a_quoted_value_is_text_in_the_notebook_too():
