@@ -11,6 +11,8 @@ import textwrap
 import pytest
 from probes import REFUSED
 
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
+
 # Run in a child: the namespace is that process's, never the test's.
 PROBE = textwrap.dedent(
     """

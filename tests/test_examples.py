@@ -18,6 +18,8 @@ from handbook.execution.recordings import Recordings
 from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
 
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
+
 REPO = Path(__file__).resolve().parent.parent
 PAGES = scan_docs(REPO)
 BLOCKS = [block for page in PAGES for block in page.blocks]

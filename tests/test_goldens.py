@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
+
 PAGE = """
 # Demo
 

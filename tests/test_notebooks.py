@@ -65,6 +65,7 @@ BUILT_SITES = {
 }
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("release", sorted(BUILT_SITES))
 def test_each_edition_notebooks_are_clean(release):
     """The notebooks the strict build of each edition wrote (`make test` builds every edition first)."""
@@ -100,6 +101,7 @@ def comparable(output: str) -> str:
     return CODE_LOCATION.sub("<code>: ", masked(normalise(output, REPO)))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("page", PAGES, ids=[p.path for p in PAGES])
 def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, monkeypatch):
     if any(block.device == "cuda" for block in page.blocks):

@@ -9,7 +9,10 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 import yaml
+
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
 REPO = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("portability", REPO / "tools" / "portability.py")

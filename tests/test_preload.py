@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from handbook.environment import installed_torch
+
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
 PAGE = """
 # Demo

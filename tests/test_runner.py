@@ -26,6 +26,8 @@ from handbook.execution.runner import (
     run_pages,
 )
 
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
+
 REPO = Path(__file__).resolve().parent.parent
 
 

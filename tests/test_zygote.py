@@ -15,6 +15,8 @@ import pytest
 
 from handbook.execution.runner import BlockJob, PageJob, run_pages
 
+pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
+
 REPO = Path(__file__).resolve().parent.parent
 
 # The named Unix sockets (a listener any process may connect to) held by the page's parent.
