@@ -11,6 +11,7 @@ is read as YAML, and a generator's plugin only maps its events onto an `Edition`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -109,13 +110,9 @@ class Edition:
         return platform.python_version()
 
     @property
-    def name(self) -> str:
-        return edition_name()
-
-    @property
     def notebooks(self) -> Path:
         """Where this edition's chapter notebooks are written."""
-        return cache_root(self.root) / "notebooks" / self.name
+        return cache_root(self.root) / "notebooks" / edition_name()
 
     def pages(self) -> list[str]:
         """Every page under docs/, by path."""
@@ -193,7 +190,7 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     record = Record(root)
     # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.
     stored = record.read() if reuse and not switches.off(switches.CACHE) else None
-    site = pipeline.execute(root, config.docs_dir, serving=serving, given=stored.runs if stored else None)
+    site = pipeline.execute(root, config.docs_dir, serving=serving, given=stored.runs if stored else None, pages=pages)
     from_record = stored is not None and not site.executed_pages
     if from_record:  # every page as the execute step ran it, checked again now
         site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
@@ -281,8 +278,10 @@ class Record:
         self.path = cache_root(root) / "runs" / f"{edition_name()}.json"
         self.shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
 
+    @functools.cached_property
     def key(self) -> str:
-        """What the results depend on: the tree the build reads, the torch and Python, the settings."""
+        """What the results depend on: the tree the build reads, the torch and Python, the settings; taken
+        once per step (a tree that pages changed is never recorded: see `prepare`)."""
         payload = {
             "format": RECORD_FORMAT,
             "tree": tree_digest(self.root),
@@ -297,7 +296,7 @@ class Record:
         """The runs recorded of this tree as it is now; None if there are none (or they are unreadable)."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or data.get("key") != self.key():
+            if not isinstance(data, dict) or data.get("key") != self.key:
                 return None
             runs = {page: [run_from_json(entry) for entry in entries] for page, entries in data["runs"].items()}
             return Stored(runs, list(data["executed_pages"]), float(data["seconds"]), set(data["ran_again"]))
@@ -306,7 +305,7 @@ class Record:
 
     def write(self, site: SiteRun) -> None:
         record = {
-            "key": self.key(),
+            "key": self.key,
             "runs": {page: [run_as_json(r) for r in results] for page, results in site.results.items()},
             "executed_pages": site.executed_pages,
             "seconds": site.seconds,

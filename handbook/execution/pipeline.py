@@ -321,11 +321,13 @@ def execute(
     only: set[str] | None = None,
     serving: bool = False,
     given: dict[str, list[BlockRun]] | None = None,
+    pages: list[Page] | None = None,
 ) -> SiteRun:
-    """Scan `docs_dir` and run it: the whole pipeline with the default cache."""
+    """Scan `docs_dir` (unless its `pages` are given, scanned already) and run it: the whole
+    pipeline with the default cache."""
     if cache_enabled is None:
         cache_enabled = not switches.off(switches.CACHE)
-    pages = scan_docs(root, docs_dir, only)
+    pages = scan_docs(root, docs_dir, only) if pages is None else pages
     if switches.off(switches.EXECUTE):
         return recorded_site(root, pages)
     check_cache_root(cache_root(root))
