@@ -40,8 +40,10 @@ $(INSTALLED): requirements.lock $(TORCH_LOCK) pyproject.toml
 $(TORCH_LOCK):
 	@echo "error: torch $(TORCH) has no lock, $@; write it with: python3 tools/lock.py $(TORCH)" >&2; exit 1
 
+# --dirty: a rebuild renders only the pages an edit changed (handbook/rebuilds.py).
+SERVE_ADDR ?= 127.0.0.1:8000
 serve: $(INSTALLED)
-	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8000
+	HANDBOOK_SITE_URL=http://$(SERVE_ADDR)/ $(PYTHON) -m mkdocs serve --dirty --dev-addr $(SERVE_ADDR)
 
 # A build or test run that leaves a process running fails, naming it (tools/contained.py).
 CONTAINED = $(PYTHON) tools/contained.py

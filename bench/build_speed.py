@@ -7,7 +7,9 @@ has imported torch stays up between builds. Phases, in order:
 2. clean build: empty execution and compile caches, a cold fork server;
 3. no-change rebuild;
 4. rebuild after editing one block of one page;
-5. every page's own execution, serially, one worker, caches emptied first.
+5. `make serve` on the tree, as a writer runs it: the time from saving a one-line prose edit,
+   then a snippet edit, until the served page shows it (`reload_prose_s`, `reload_snippet_s`);
+6. every page's own execution, serially, one worker, caches emptied first.
 
 Peak memory is the largest memory held by this process and all its descendants,
 sampled every 50 ms, as the sum of their proportional set sizes (PSS: a page of
@@ -23,14 +25,20 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# What a build reads, and what `make serve` needs to find its environment installed.
 COPIED = ("docs", "snippets", "recordings", "source-index", "overrides", "handbook", "mkdocs.yml")
+COPIED += ("Makefile", "requirements.lock", "locks", "pyproject.toml")
 
 
 class PeakMemory(threading.Thread):
@@ -106,8 +114,8 @@ def build(root: Path) -> float:
     return time.perf_counter() - started
 
 
-def edit_one_block(root: Path, page: str) -> None:
-    """Change the code of the page's first block without changing its output."""
+def edit_one_block(root: Path, page: str) -> str:
+    """Change the code of the page's first block without changing its output; the text added."""
     from handbook.execution.blocks import scan_page
 
     block = scan_page(root, "docs", page).blocks[0]
@@ -115,8 +123,73 @@ def edit_one_block(root: Path, page: str) -> None:
     lines = path.read_text().splitlines()
     last = block.origin_line - 1 + len(block.code.splitlines())
     indent = lines[last - 1][: len(lines[last - 1]) - len(lines[last - 1].lstrip())]
-    lines.insert(last, f"{indent}_bench_edit = {time.time_ns()}  # changes the block's code, not its output")
+    marker = f"_bench_edit_{time.time_ns()}"
+    lines.insert(last, f"{indent}{marker} = 1  # changes the block's code, not its output")
     path.write_text("\n".join(lines) + "\n")
+    return marker
+
+
+def edit_one_sentence(root: Path, page: str) -> str:
+    """Add a word to the page's first paragraph; the word."""
+    path = root / "docs" / page
+    lines = path.read_text().splitlines()
+    first = next(n for n, line in enumerate(lines) if n and line[:1].isalpha() and lines[n - 1] == "")
+    marker = f"benchedit{time.time_ns()}"
+    lines[first] += f" {marker}"
+    path.write_text("\n".join(lines) + "\n")
+    return marker
+
+
+class Served:
+    """`make serve` on the bench's tree, on a free port, as a writer runs it."""
+
+    def __init__(self, root: Path, log: Path):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.address = f"127.0.0.1:{probe.getsockname()[1]}"
+        command = ["make", "-f", str(REPO / "Makefile"), "--no-print-directory", "serve"]
+        command += [f"VENV={REPO / '.venv'}", f"SERVE_ADDR={self.address}"]
+        self.log = log.open("w")
+        self.process = subprocess.Popen(
+            command, cwd=root, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+    def page(self, page: str) -> str:
+        path = "" if page == "index.md" else page.removesuffix(".md") + "/"
+        try:  # the server answers a page only once the build that is running has finished
+            with urllib.request.urlopen(f"http://{self.address}/{path}", timeout=600) as response:
+                return response.read().decode()
+        except OSError:
+            return ""
+
+    def seconds_until(self, page: str, text: str, started: float, limit: float = 900) -> float:
+        """From `started` until the served page holds `text`."""
+        while text not in self.page(page):
+            if self.process.poll() is not None or time.perf_counter() - started > limit:
+                raise SystemExit(f"make serve did not show the edit to {page}: see {self.log.name}")
+            time.sleep(0.05)
+        return time.perf_counter() - started
+
+    def close(self) -> None:
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait()
+        self.log.close()
+
+
+def reload_seconds(root: Path, page: str, log: Path) -> tuple[float, float]:
+    """Under `make serve`: seconds from saving a prose edit, then a snippet edit, to the served page showing it."""
+    served = Served(root, log)
+    try:
+        served.seconds_until(page, "<html", time.perf_counter())  # the first build
+        time.sleep(2)  # the watcher settles
+        started = time.perf_counter()
+        prose = served.seconds_until(page, edit_one_sentence(root, page), started)
+        time.sleep(2)
+        started = time.perf_counter()
+        snippet = served.seconds_until(page, edit_one_block(root, page), started)
+    finally:
+        served.close()
+    return prose, snippet
 
 
 def serial_page_seconds(root: Path, memory: PeakMemory) -> dict[str, float]:
@@ -173,6 +246,8 @@ def main() -> int:
     edit_one_block(root, args.page)
     memory.phase = f"rebuild after editing {args.page}"
     edited = build(root)
+    memory.phase = "make serve"
+    reload_prose, reload_snippet = reload_seconds(root, args.page, work / "serve.log")
     shutil.rmtree(caches, ignore_errors=True)
     pages = serial_page_seconds(root, memory)
     memory.running = False
@@ -189,6 +264,8 @@ def main() -> int:
         ("clean build (empty caches)", clean, "clean build"),
         ("no-change rebuild", nochange, "no-change rebuild"),
         (f"rebuild after editing {args.page}", edited, f"rebuild after editing {args.page}"),
+        (f"make serve: prose edit of {args.page} shown", reload_prose, None),
+        (f"make serve: snippet edit of {args.page} shown", reload_snippet, "make serve"),
         (f"  {args.page} own execution", pages[args.page], None),
     ]
     print(f"{'measurement':<44}{'seconds':>10}{'peak MiB':>10}")
@@ -215,6 +292,16 @@ def main() -> int:
     print(f"nochange_over_render: {nochange / render:.2f}")
     print(f"clean_over_limit: {clean / (serial + render):.2f}")
     print(f"edit_over_page: {edited / (pages[args.page] + render):.2f}")
+    heaviest = max(pages, key=lambda page: memory.phase_peaks.get(f"serial execution of {page}", 0))
+    heaviest_peak = memory.phase_peaks[f"serial execution of {heaviest}"]
+    print(f"render_s: {render:.2f}")
+    print(f"reload_prose_s: {reload_prose:.2f}")
+    print(f"reload_snippet_s: {reload_snippet:.2f}")
+    print(f"reload_snippet_goal_s: {pages[args.page] + 3:.2f}  ({args.page} run alone, + 3 s)")
+    print(
+        f"peak_over_heaviest: {memory.phase_peaks['clean build'] / heaviest_peak:.2f}  "
+        f"(clean build {peak('clean build')} MiB; heaviest page alone: {heaviest}, {heaviest_peak / 2**20:.0f} MiB)"
+    )
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -30,7 +30,7 @@ from handbook.environment import minor_version, release_of
 from handbook.execution.blocks import Page
 from handbook.execution.page_state import PAGE_STATE
 from handbook.markdown_structure import fences, title_heading
-from handbook.tree_files import write_atomically
+from handbook.tree_files import write_if_changed
 
 DIRECTORY = "notebooks"
 INSTALL_TAG = "install"  # the cell a test run of the notebook leaves out
@@ -105,7 +105,7 @@ def chapter_notebook(
 
 
 def write(notebook: nbformat.NotebookNode, path: Path) -> None:
-    write_atomically(path, nbformat.writes(notebook) + "\n")  # as nbformat.write ends the file
+    write_if_changed(path, nbformat.writes(notebook) + "\n")  # as nbformat.write ends the file
 
 
 def colab_url(repo_url: str | None, torch_version: str, page: str) -> str | None:
@@ -181,11 +181,11 @@ def _page_soup(html: str) -> BeautifulSoup:
     tags = _tags(soup)
     used = {name for tag in tags for name in tag.get("class") or ()}
     styles = [tag for tag in tags if tag.name == "style"]
-    sheets = [used_rules(style.get_text(), used) for style in styles]
-    referenced = used_variables(sheets + [tag["style"] for tag in tags if tag.get("style") is not None])
+    sheets = [used_rules(_entries(style.get_text()), used) for style in styles]
+    referenced = used_variables(sheets, [tag["style"] for tag in tags if tag.get("style") is not None])
     for style, sheet in zip(styles, sheets, strict=True):
         # A Stylesheet, as the parser makes a <style>'s text: `get_text()` reads no other kind there.
-        style.string = Stylesheet(without_variables(sheet, keep=referenced))
+        style.string = Stylesheet(_serialised(sheet, keep=referenced))
     return soup
 
 
@@ -197,10 +197,11 @@ def _tags(soup: BeautifulSoup, *names: str) -> list[Tag]:
 
 
 # A stylesheet is read once per process, into a tuple of entries, one per top-level rule: a
-# qualified rule as the pruning needs it (`_Selected`, `_Declared`), a grouping at-rule with
-# its nested entries (`_Grouping`), or any other at-rule's text, which is kept whole.
-# Pruning a page's sheet is then a filter over its entries, and gives the very text that
-# parsing the sheet again for each page gave.
+# qualified rule with its selectors and declarations (`_Rule`), a grouping at-rule with its
+# nested entries (`_Grouping`), or any other at-rule's text, which is kept whole. Pruning a
+# page's sheet is then two filters over its entries (the rules its classes can match, then the
+# custom properties they use), with no second parse: the very text that parsing the pruned
+# sheet again gave.
 VARIABLE_USE = re.compile(r"var\(\s*(--[\w-]+)")
 GROUPING_RULES = {"media", "supports"}  # at-rules whose nested rules are filtered too
 
@@ -221,35 +222,31 @@ class _Declaration:
 
 
 @dataclass(frozen=True)
-class _Declared:
-    prelude: str  # serialised, stripped
+class _Rule:
+    selectors: tuple[tuple[str, frozenset[str]], ...]  # each selector, with the classes it requires
     declarations: tuple[_Declaration, ...]
 
 
-@dataclass(frozen=True)
-class _Selected:
-    selectors: tuple[tuple[str, frozenset[str]], ...]  # each selector, with the classes it requires
-    content: str  # serialised
-
-
-def _read(css: str, qualified: Callable) -> tuple:
-    """The stylesheet's entries, `qualified(rule)` each qualified rule's."""
+def _read(css: str) -> tuple:
+    """The stylesheet's entries."""
     entries: list = []
     for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
         if rule.type == "qualified-rule":
-            entries.append(qualified(rule))
+            entries.append(_rule(rule))
         elif rule.type == "at-rule" and rule.at_keyword in GROUPING_RULES and rule.content is not None:
-            inner = _read(tinycss2.serialize(rule.content), qualified)
+            inner = _read(tinycss2.serialize(rule.content))
             entries.append(_Grouping(rule.at_keyword, tinycss2.serialize(rule.prelude), inner))
         elif rule.type == "at-rule":
             entries.append(tinycss2.serialize([rule]))
     return tuple(entries)
 
 
-def _declared(rule) -> _Declared:
+def _rule(rule) -> _Rule:
+    # Code cells take the site's own code colours (handbook.css), not nbconvert's Pygments style.
+    selectors = [s for s in _selectors(rule.prelude) if ".highlight-ipynb " not in s + " "]
     declarations = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
-    return _Declared(
-        tinycss2.serialize(rule.prelude).strip(),
+    return _Rule(
+        tuple((s, _required_classes(s)) for s in selectors),
         tuple(_declaration(d) for d in declarations if d.type == "declaration"),
     )
 
@@ -260,45 +257,30 @@ def _declaration(declaration) -> _Declaration:
     return _Declaration(declaration.name, value.strip(), declaration.important, variables)
 
 
-def _selected(rule) -> _Selected:
-    # Code cells take the site's own code colours (handbook.css), not nbconvert's Pygments style.
-    selectors = [s for s in _selectors(rule.prelude) if ".highlight-ipynb " not in s + " "]
-    return _Selected(tuple((s, _required_classes(s)) for s in selectors), tinycss2.serialize(rule.content))
-
-
 @digest_memo(size=16)
-def _declaration_entries(css: str) -> tuple:
-    return _read(css, _declared)
-
-
-@digest_memo(size=16)
-def _selector_entries(css: str) -> tuple:
-    return _read(css, _selected)
+def _entries(css: str) -> tuple:
+    return _read(css)
 
 
 def _declarations(entries: tuple):
-    """Every qualified rule's declarations, grouping at-rules' nested ones included."""
+    """Every rule's declarations, grouping at-rules' nested ones included."""
     for entry in entries:
-        if isinstance(entry, _Declared):
+        if isinstance(entry, _Rule):
             yield from entry.declarations
         elif isinstance(entry, _Grouping):
             yield from _declarations(entry.entries)
 
 
-def used_variables(sources: list[str]) -> set[str]:
-    """Custom properties that something uses: a property's value, an inline style, or a custom
-    property that is itself used (to a fixed point)."""
+def used_variables(sheets: list[tuple], inline_styles: list[str]) -> set[str]:
+    """Custom properties that something uses: a property's value in a sheet's entries, an inline
+    style, or a custom property that is itself used (to a fixed point)."""
     uses: dict[str, set[str]] = {}
-    used: set[str] = set()
-    for source in sources:
-        if "{" not in source:  # an inline style attribute
-            used |= set(VARIABLE_USE.findall(source))
-            continue
-        for declaration in _declarations(_declaration_entries(source)):
-            if declaration.name.startswith("--"):
-                uses.setdefault(declaration.name, set()).update(declaration.variables)
-            else:
-                used |= declaration.variables
+    used = {name for style in inline_styles for name in VARIABLE_USE.findall(style)}
+    for declaration in (d for sheet in sheets for d in _declarations(sheet)):
+        if declaration.name.startswith("--"):
+            uses.setdefault(declaration.name, set()).update(declaration.variables)
+        else:
+            used |= declaration.variables
     pending = list(used)
     while pending:
         for name in uses.get(pending.pop(), ()):
@@ -308,25 +290,21 @@ def used_variables(sources: list[str]) -> set[str]:
     return used
 
 
-def without_variables(css: str, keep: set[str]) -> str:
-    """The stylesheet without the declarations of custom properties nothing uses (JupyterLab
-    defines hundreds, many holding whole SVG icons, for the application's own interface)."""
-    return _without_variables(_declaration_entries(css), keep)
-
-
-def _without_variables(entries: tuple, keep: set[str]) -> str:
+def _serialised(entries: tuple, keep: set[str]) -> str:
+    """The entries as a stylesheet, without the declarations of custom properties not in `keep`
+    (JupyterLab defines hundreds, many holding whole SVG icons, for the application's own interface)."""
     kept = []
     for entry in entries:
-        if isinstance(entry, _Declared):
+        if isinstance(entry, _Rule):
             text = "; ".join(
                 f"{d.name}: {d.value}" + (" !important" if d.important else "")
                 for d in entry.declarations
                 if not d.name.startswith("--") or d.name in keep
             )
             if text:
-                kept.append(entry.prelude + " {" + text + "}")
+                kept.append(", ".join(selector for selector, _ in entry.selectors) + " {" + text + "}")
         elif isinstance(entry, _Grouping):
-            inner = _without_variables(entry.entries, keep)
+            inner = _serialised(entry.entries, keep)
             if inner.strip():
                 kept.append(f"@{entry.keyword}{entry.prelude}{{{inner}}}")
         else:
@@ -358,26 +336,23 @@ def _required_classes(selector: str) -> frozenset[str]:
     return frozenset(CLASS_NAME.findall(selector))
 
 
-def used_rules(css: str, used_classes: set[str]) -> str:
-    """The stylesheet without the rules none of whose selectors can match: a selector naming
-    a class that no element of the page carries. At-rules are kept, their nested rules filtered."""
-    return _used_rules(_selector_entries(css), used_classes)
-
-
-def _used_rules(entries: tuple, used_classes: set[str]) -> str:
+def used_rules(entries: tuple, used_classes: set[str]) -> tuple:
+    """The entries without the rules none of whose selectors can match (a selector naming a class
+    that no element of the page carries), each rule kept with the selectors that can. At-rules are
+    kept, their nested rules filtered."""
     kept = []
     for entry in entries:
-        if isinstance(entry, _Selected):
-            matching = [selector for selector, required in entry.selectors if required <= used_classes]
+        if isinstance(entry, _Rule):
+            matching = tuple((selector, required) for selector, required in entry.selectors if required <= used_classes)
             if matching:
-                kept.append(", ".join(matching) + " {" + entry.content + "}")
+                kept.append(_Rule(matching, entry.declarations))
         elif isinstance(entry, _Grouping):
-            inner = _used_rules(entry.entries, used_classes)
-            if inner.strip():
-                kept.append(f"@{entry.keyword}{entry.prelude}{{{inner}}}")
+            inner = used_rules(entry.entries, used_classes)
+            if inner:
+                kept.append(_Grouping(entry.keyword, entry.prelude, inner))
         else:
             kept.append(entry)
-    return "\n".join(kept)
+    return tuple(kept)
 
 
 def external_resources(html: str) -> list[str]:

@@ -16,10 +16,10 @@ import markdown_exec
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import notebooks, prebuild
+from handbook import notebooks, prebuild, rebuilds
 from handbook.environment import cache_root
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
@@ -41,11 +41,19 @@ class HandbookConfig(Config):
 
 class HandbookPlugin(BasePlugin[HandbookConfig]):
     serving = False
+    dirty = False  # `mkdocs serve --dirty` (`make serve`): a rebuild renders only the pages that changed
     edition: Edition | None = None
     renderer: PageRenderer | None = None  # the page being rendered
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
+        # MkDocs keeps a plugin that has this event for every rebuild of one `mkdocs serve`:
+        # what the last rebuild rendered is known to the next.
         self.serving = command == "serve"
+        self.dirty = dirty
+        self.render_inputs: dict[str, str] = {}  # page -> what it was last rendered from
+        self.rendered: set[str] = set()  # the URLs of the pages this build rendered
+        if dirty:
+            rebuilds.quiet_dirty_warning()
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
@@ -116,6 +124,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                     use_directory_urls=config.use_directory_urls,
                 )
             )
+        if self.dirty:
+            changed = rebuilds.changed(self.render_inputs, edition.inputs)
+            if self.render_inputs:  # the first build renders every page
+                log.info(f"pages whose inputs changed, rendered again: {', '.join(sorted(changed)) or 'none'}")
+            rebuilds.render_again(files, changed)
+            self.render_inputs, self.rendered = edition.inputs, set()
         return files
 
     def on_nav(self, nav, *, config, files):
@@ -158,6 +172,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                     f"{page.file.src_uri}: the rendered notebook would load from outside the site: {outside}"
                 )
             html = notebook.html
+        self.rendered.add(page.url)
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
         if missing:
@@ -180,7 +195,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             page.meta["last_changed"] = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
         return context
 
+    @event_priority(100)  # before the search plugin writes its index
     def on_post_build(self, *, config):
+        if self.dirty:
+            rebuilds.merge_search_index(config.plugins, self.rendered)
         if not self.edition:
             return
         write_report(self.edition.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))

@@ -23,7 +23,7 @@ import yaml
 from handbook import notebooks, switches, versioned_prose
 from handbook.environment import cache_root, installed_torch, minor_version, python_minor
 from handbook.errors import InputError
-from handbook.execution import pipeline, runner
+from handbook.execution import pipeline, runner, tree_guard
 from handbook.execution.blocks import Page, expand_includes, scan_docs
 from handbook.execution.cache import check_cache_root, engine_version, output_settings
 from handbook.execution.failures import failure_report, killed_processes, platform_note
@@ -32,7 +32,7 @@ from handbook.execution.results import BlockRun, CorruptEntry, SiteRun, run_as_j
 from handbook.execution.tree_guard import tree_digest
 from handbook.markdown_structure import FenceError
 from handbook.prose import guard as prose_guard
-from handbook.prose.quotes import QuotedProse, resolve_quotes
+from handbook.prose.quotes import QUOTE, QuotedProse, resolve_quotes
 from handbook.releases import recorded_releases
 from handbook.rendering import PageRenderer
 from handbook.reports import what_changed
@@ -94,6 +94,7 @@ class Edition:
     titles: dict[str, str] = field(default_factory=dict)  # every page's first heading
     citations: list[Citation] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # the build fails on each (under serve: shown)
+    inputs: dict[str, str] = field(default_factory=dict)  # page -> `render_inputs`, once its pages ran
     log: list[str] = field(default_factory=list)  # what the step did, for the build's log
 
     @property
@@ -156,6 +157,29 @@ class Edition:
             other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
         )
 
+    def render_inputs(self) -> dict[str, str]:
+        """Per page, a digest of everything its HTML is made from: its Markdown with every include
+        expanded, the results it shows and those it quotes from other pages, and what every page
+        shares (recordings, the configuration and navigation, templates, the engine). A rebuild under
+        `mkdocs serve --dirty` renders again each page whose digest changed (see `plugin.py`)."""
+        shared = hashlib.sha256()
+        for path, digest in sorted(tree_guard.snapshot(self.root).items()):
+            if not path.startswith((f"{self.docs_dir}/", "snippets/")):
+                shared.update(f"{path}\0{digest}\0".encode())
+        inputs = {}
+        for page in self.pages():
+            where = f"{self.docs_dir}/{page}"
+            try:
+                markdown = expand_includes(read_text(self.root / where, where), self.root, where)
+            except InputError as error:  # shown by the page's own checks; the page renders again
+                markdown = f"unreadable: {error}"
+            quoted = {match["page"] or page for match in QUOTE.finditer(markdown)} | {page}
+            digest = hashlib.sha256(shared.digest() + markdown.encode())
+            for source in sorted(quoted):
+                digest.update(f"\0{source}\0{self.site.results.get(source, [])!r}".encode())
+            inputs[page] = digest.hexdigest()
+        return inputs
+
     def notebook_prose(self, markdown: str, page: str) -> str:
         """A text cell: snippet includes expanded, source links as plain links at this tag."""
         expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
@@ -204,6 +228,7 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     edition.log += killed_processes(site)
     if not site.ok:
         edition.problems.append(failure_report(site))
+    edition.inputs = edition.render_inputs()
     edition.problems += _check_prose(edition)
     if not (from_record or edition.problems or site.tree_changed or switches.off(switches.EXECUTE)):
         record.write(site)  # a step that found problems records nothing: the build runs it again
@@ -242,20 +267,35 @@ def _check_source_links(edition: Edition) -> list[str]:
     return [f"{len(errors)} source link problem(s):\n" + "\n".join(errors)] if errors else []
 
 
+# What a page's checks found, and the notebook last written of it, by the inputs they were made from
+# (`Edition.render_inputs`): under `mkdocs serve`, a rebuild does again only what an edit changed.
+_prose_checked: dict[tuple[str, str], tuple[str, list[str]]] = {}  # (edition, page) -> (inputs, problems)
+_notebooks_written: dict[Path, str] = {}  # notebook -> the inputs of its page
+
+
 def _check_prose(edition: Edition) -> list[str]:
     """Quotes resolve against this edition's outputs; no typed number contradicts any edition's."""
     errors: list[str] = []
     releases = recorded_releases(edition.root)
     for page in edition.pages():
-        markdown = (edition.root / edition.docs_dir / page).read_text(encoding="utf-8")
-        errors += edition.quoted(edition.versioned(markdown, page, keep_lines=True), page).errors
-        errors += prose_guard.contradictions(edition.root, page, markdown, releases)
+        inputs, key = edition.inputs.get(page), (edition_name(), page)
+        checked = _prose_checked.get(key)
+        if inputs is None or checked is None or checked[0] != inputs:
+            markdown = (edition.root / edition.docs_dir / page).read_text(encoding="utf-8")
+            problems = edition.quoted(edition.versioned(markdown, page, keep_lines=True), page).errors
+            problems += prose_guard.contradictions(edition.root, page, markdown, releases)
+            checked = _prose_checked[key] = (inputs, problems)
+        errors += checked[1]
     return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)] if errors else []
 
 
 def _write_notebooks(edition: Edition) -> None:
     """This edition's notebook of every chapter, with the outputs its blocks printed."""
     for page_path, _title in edition.chapters.items():
+        path = edition.notebooks / notebooks.notebook_path(page_path)
+        inputs = edition.inputs.get(page_path)
+        if inputs is not None and _notebooks_written.get(path) == inputs and path.is_file():
+            continue
         source = (edition.root / edition.docs_dir / page_path).read_text(encoding="utf-8")
         # Lines kept: the notebook finds each block by its line in the page.
         markdown = edition.quoted(edition.versioned(source, page_path, keep_lines=True), page_path).markdown
@@ -267,7 +307,8 @@ def _write_notebooks(edition: Edition) -> None:
             edition.site.environment.torch,
             lambda text, p=page_path: edition.notebook_prose(text, p),
         )
-        notebooks.write(notebook, edition.notebooks / notebooks.notebook_path(page_path))
+        notebooks.write(notebook, path)
+        _notebooks_written[path] = inputs
 
 
 class Record:

@@ -98,6 +98,18 @@ def _shown(path: Path, base: Path) -> str:
     return path.relative_to(base).as_posix()
 
 
+def write_if_changed(path: Path, text: str) -> bool:
+    """`write_atomically`, unless the file holds `text` already: an unchanged file keeps its time,
+    by which `mkdocs serve --dirty` tells that what was built from it is current. True if written."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_atomically(path, text)
+    return True
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write `path` whole or not at all: readers, in this build or a concurrent one, see the old
     file or the new one, never a part; a build killed half-way leaves no partial file. The one

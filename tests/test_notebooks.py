@@ -179,7 +179,7 @@ TWO_STYLES_DERIVED = (
 
 def forget_derived():
     """What a fresh process knows: no page derived, no stylesheet read."""
-    for memo in (notebooks.notebook_page, notebooks._selector_entries, notebooks._declaration_entries):
+    for memo in (notebooks.notebook_page, notebooks._entries):
         memo.cache_clear()
 
 
