@@ -1,39 +1,18 @@
 """torch.library.custom_op: wrapping a NumPy function as a real operator."""
 # --8<-- [start:setup]
-import re
-
 import numpy as np
 import torch
 
 torch.manual_seed(0)
 torch.set_printoptions(precision=4)
-
-_ROW = re.compile(r"^(?P<key>\w+): (?P<ft>fallthrough )?registered at (?P<loc>.*) \[(?P<kind>.*)\]$")
-
-
-def _where(loc):
-    """Shorten a registration location to something stable for this torch."""
-    if "/__w/pytorch/pytorch/" in loc:
-        return loc.split("/__w/pytorch/pytorch/", 1)[1]
-    if "site-packages/torch/" in loc:
-        return "torch/" + loc.split("site-packages/torch/", 1)[1]
-    if loc.rsplit(":", 1)[0].endswith(".cpp"):
-        return "<extension>/" + loc.rsplit("/", 1)[-1]
-    return "<user code>"
-
-
-def show_table(op, keys):
-    """Print selected rows of the dispatcher's computed table for `op`."""
-    rows = {}
-    for line in torch._C._dispatch_dump_table(op).splitlines():
-        m = _ROW.match(line)
-        if m:
-            rows[m["key"]] = m
-    for key in keys:
-        m = rows.get(key)
-        kind = ("fallthrough " if m["ft"] else "") + m["kind"]
-        print(f"{key:<12} {kind:<24} {_where(m['loc'])}")
 # --8<-- [end:setup]
+
+# show_table is Operator dispatch's helper (snippets/dispatch/table.py, region show_table);
+# the page includes it from there. Run on its own, this file loads the same region.
+from pathlib import Path
+
+_table = (Path(__file__).resolve().parents[1] / "dispatch" / "table.py").read_text()
+exec(_table.split("# --8<-- [start:show_table]\n")[1].split("# --8<-- [end:show_table]")[0])
 
 # --8<-- [start:define]
 @torch.library.custom_op("demo::np_sin", mutates_args=())

@@ -1,33 +1,14 @@
 """A C++ extension that registers an operator with TORCH_LIBRARY, built at run time."""
-import re
-
 import numpy as np
 import torch
 
-# Standalone copies of helpers the page defines in earlier blocks.
-_ROW = re.compile(r"^(?P<key>\w+): (?P<ft>fallthrough )?registered at (?P<loc>.*) \[(?P<kind>.*)\]$")
+# Standalone copies of what the page defines in earlier blocks.
+# show_table is Operator dispatch's helper (snippets/dispatch/table.py, region show_table);
+# the page includes it from there. Run on its own, this file loads the same region.
+from pathlib import Path
 
-
-def _where(loc):
-    if "/__w/pytorch/pytorch/" in loc:
-        return loc.split("/__w/pytorch/pytorch/", 1)[1]
-    if "site-packages/torch/" in loc:
-        return "torch/" + loc.split("site-packages/torch/", 1)[1]
-    if loc.rsplit(":", 1)[0].endswith(".cpp"):
-        return "<extension>/" + loc.rsplit("/", 1)[-1]
-    return "<user code>"
-
-
-def show_table(op, keys):
-    rows = {}
-    for line in torch._C._dispatch_dump_table(op).splitlines():
-        m = _ROW.match(line)
-        if m:
-            rows[m["key"]] = m
-    for key in keys:
-        m = rows.get(key)
-        kind = ("fallthrough " if m["ft"] else "") + m["kind"]
-        print(f"{key:<12} {kind:<24} {_where(m['loc'])}")
+_table = (Path(__file__).resolve().parents[1] / "dispatch" / "table.py").read_text()
+exec(_table.split("# --8<-- [start:show_table]\n")[1].split("# --8<-- [end:show_table]")[0])
 
 
 @torch.library.custom_op("demo::np_sin", mutates_args=())
@@ -186,7 +167,7 @@ from collections import Counter
 
 from torch.profiler import ProfilerActivity, profile
 
-os.environ["KINETO_LOG_LEVEL"] = "6"  # keep Kineto's timestamped start/stop lines quiet
+os.environ["KINETO_LOG_LEVEL"] = "6"  # Kineto's start/stop lines off (Setting up, The profiler)
 
 
 def op_counts(fn):

@@ -1,14 +1,11 @@
 """The profiler's view of the same calls: names and counts, never times."""
 import torch
 
-# --8<-- [start:quiet]
 import os
 
-# Kineto, the profiler's backend, logs "profiler_start"/"profiler_stop" lines
-# with a timestamp and a process id to stderr. Level 6 silences them; the
-# variable is read when the profiler is first used in this process.
+# Kineto's per-session log lines; Setting up (The profiler) shows them and this level.
+# The build sets the same for every page; this line is for running the file on its own.
 os.environ["KINETO_LOG_LEVEL"] = "6"
-# --8<-- [end:quiet]
 
 # --8<-- [start:profile]
 from collections import Counter
@@ -28,10 +25,10 @@ for name in sorted(counts):
     print(f"{counts[name]:>2}  {name}")
 # --8<-- [end:profile]
 
-# --8<-- [start:seed_profiler]
+# --8<-- [start:legacy_profiler]
 import warnings
 
-# The seed article's call, as written for older torch:
+# The call as many older tutorials write it:
 a = torch.ones(2)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -45,7 +42,7 @@ with warnings.catch_warnings(record=True) as caught:
 for w_ in caught:
     print(f"{w_.category.__name__}: {w_.message}")
 print("events recorded:", events)
-# --8<-- [end:seed_profiler]
+# --8<-- [end:legacy_profiler]
 
 # --8<-- [start:modern]
 # The current spelling: torch.profiler with explicit activities. On this

@@ -35,7 +35,7 @@ def show_table(op, keys):
 # --8<-- [end:show_table]
 
 # --8<-- [start:add_table]
-KEYS = ["CPU", "CUDA", "Meta", "SparseCPU", "ADInplaceOrView", "AutogradCPU",
+KEYS = ["CPU", "CUDA", "Meta", "SparseCPU", "BackendSelect", "ADInplaceOrView", "AutogradCPU",
         "AutocastCPU", "Python", "Conjugate"]
 print("rows in the table of aten::add.Tensor:",
       len(torch._C._dispatch_dump_table("aten::add.Tensor").splitlines()))

@@ -24,6 +24,26 @@ with LogAten():
     loss.backward()
 # --8<-- [end:mode]
 
+# --8<-- [start:inference]
+class OpNames(TorchDispatchMode):
+    """Collect the name of every aten operator that reaches the Python key."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.names.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+for label, guard in [("grad mode", torch.enable_grad), ("no_grad", torch.no_grad),
+                     ("inference_mode", torch.inference_mode)]:
+    with guard(), OpNames() as mode:
+        torch.nn.functional.linear(x, w, b)
+    print(f"{label + ':':<16}", ", ".join(mode.names))
+# --8<-- [end:inference]
+
 # --8<-- [start:python_key]
 DK = torch._C.DispatchKey
 included = torch._C._dispatch_tls_is_dispatch_key_included

@@ -22,19 +22,28 @@ for ev in prof.events():            # in start order; print names only, never ti
     print("    " * depth + ev.name)
 # --8<-- [end:profiler]
 
-# --8<-- [start:seed_profiler]
-import warnings
+# --8<-- [start:kineto]
+import os
+import subprocess
+import sys
 
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    try:
-        with torch.autograd.profiler.profile(use_cuda=True) as old:   # the seed's call
-            inp @ w
-        device = old.use_device
-    except TypeError as error:  # newer releases removed the argument
-        print(f"TypeError: {error}")
-        device = "(no profile)"
-for w_ in caught:
-    print(f"{w_.category.__name__}: {w_.message}")
-print("device profiling in effect:", device)
-# --8<-- [end:seed_profiler]
+one_profile = """
+import torch
+from torch.profiler import ProfilerActivity, profile
+with profile(activities=[ProfilerActivity.CPU]):
+    torch.ones(2) + 1
+"""
+for level in (None, "5", "6"):
+    env = dict(os.environ)
+    env.pop("KINETO_LOG_LEVEL", None)
+    if level is not None:
+        env["KINETO_LOG_LEVEL"] = level
+    stderr = subprocess.run([sys.executable, "-c", one_profile], env=env,
+                            capture_output=True, text=True, timeout=120).stderr
+    # Kineto's own session lines. (A CUDA wheel on a machine without a GPU also logs
+    # an error about the device count when unset; that line depends on the machine.)
+    lines = [line for line in stderr.splitlines() if "profiler_st" in line]
+    shown = [f"{line.split(':', 1)[0]}:<date> <pid>:<tid> ... {line.rsplit('] ', 1)[1]}" for line in lines]
+    label = "unset" if level is None else level
+    print(f"KINETO_LOG_LEVEL={label}: {len(lines)} line(s)", *shown, sep="\n    ")
+# --8<-- [end:kineto]
