@@ -41,7 +41,7 @@ for w in caught:
 
 # --8<-- [start:nan]
 x = torch.tensor([0.0, 1.0], requires_grad=True)
-loss = (x.sqrt() * 0).sum()         # d sqrt/dx at 0 is inf; inf * 0 = nan
+loss = (x.sqrt() * 0).sum()         # backward: grad / (2 * sqrt(x)) = 0 / 0 at 0
 loss.backward()
 print("without anomaly mode x.grad =", x.grad)
 

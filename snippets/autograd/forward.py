@@ -31,6 +31,18 @@ with fwAD.dual_level():
 print("after the level exits, out's tangent:", fwAD.unpack_dual(out).tangent)
 # --8<-- [end:dual]
 
+# --8<-- [start:dual_layout]
+base = torch.randn(2, 3)
+tangents = {"same layout": torch.randn(2, 3), "transposed": torch.randn(3, 2).t()}
+with fwAD.dual_level():
+    for name, t in tangents.items():
+        stored = fwAD.unpack_dual(fwAD.make_dual(base, t)).tangent
+        print(f"{name:12} tangent strides {t.stride()} -> stored {stored.stride()},",
+              "same tensor:", stored is t, "| same values:", torch.equal(stored, t))
+        t.add_(1)                            # write into the tangent that was passed
+        print(f"{'':12} stored tangent sees the later write:", torch.equal(stored, t))
+# --8<-- [end:dual_layout]
+
 # --8<-- [start:jvp_vs_vjp]
 value, jvp = torch.func.jvp(f, (x,), (v,))
 print("torch.func.jvp       :", jvp)

@@ -63,7 +63,7 @@ class Scale(torch.autograd.Function):
     @staticmethod
     def setup_context(ctx, inputs, output):
         x, k = inputs
-        ctx.mark_non_differentiable(k)       # seed's advice: mark an *input*
+        ctx.mark_non_differentiable(k)       # the common advice: mark an *input*
         ctx.save_for_backward(k)
 
     @staticmethod
@@ -79,4 +79,22 @@ out = Scale.apply(a, k)
 print("output requires_grad:", out.requires_grad)
 out.sum().backward()
 print("k.grad:", k.grad)
+
+
+class ArgmaxToo(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x * 2, x.argmax()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_non_differentiable(output[1])   # what it is for: an *output*
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_idx):
+        return grad_out * 2
+
+
+doubled, idx = ArgmaxToo.apply(a)
+print("outputs require grad:", doubled.requires_grad, idx.requires_grad)
 # --8<-- [end:nondiff]

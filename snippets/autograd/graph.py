@@ -1,5 +1,5 @@
 """The autograd graph: grad_fn, next_functions, AccumulateGrad, leaf tensors."""
-# --8<-- [start:seed_graph]
+# --8<-- [start:matmul_graph]
 import torch
 
 torch.manual_seed(0)
@@ -15,7 +15,7 @@ print("x: is_leaf", x.is_leaf, "grad_fn", x.grad_fn)
 print("y: is_leaf", y.is_leaf, "grad_fn", y.grad_fn)
 print("z.grad_fn:", z.grad_fn)
 print("y.grad_fn.next_functions:", y.grad_fn.next_functions)
-# --8<-- [end:seed_graph]
+# --8<-- [end:matmul_graph]
 
 # --8<-- [start:walk]
 def show(node, depth=0):

@@ -44,7 +44,7 @@ h.relu_()                                    # ReluBackward0 saves its result: h
 print("h._version:", h._version, "| x.grad:", x.grad)
 # --8<-- [end:fine]
 
-# --8<-- [start:seed_advice]
+# --8<-- [start:no_grad_advice]
 x.grad = None
 y = x.sigmoid()
 with torch.no_grad():                        # advice: "wrap the in-place op in no_grad"
@@ -54,7 +54,7 @@ try:
     y.sum().backward()
 except RuntimeError as err:
     print(f"RuntimeError: {str(err)[:150]}...")
-# --8<-- [end:seed_advice]
+# --8<-- [end:no_grad_advice]
 
 # --8<-- [start:leaf]
 w = torch.randn(3, requires_grad=True)

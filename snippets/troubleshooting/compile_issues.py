@@ -36,27 +36,6 @@ except dynamo.exc.Unsupported as e:
     print(f"{type(e).__name__}:", "\n".join(str(e).splitlines()[:2]))
 # --8<-- [end:compile_fullgraph]
 
-# --8<-- [start:compile_allow_in_graph]
-def gate(y):
-    if y.sum() > 0:
-        return y * 2
-    return y
-
-
-def uses_gate(x):
-    return gate(x.sin()).cos()
-
-
-for marked in (False, True):
-    if marked:
-        dynamo.allow_in_graph(gate)   # the common advice
-    dynamo.reset()
-    report = dynamo.explain(uses_gate)(x)
-    print(f"allow_in_graph={marked}: graphs={report.graph_count} breaks={report.graph_break_count}")
-    for reason in report.break_reasons:
-        print("   reason:", reason.reason.splitlines()[0])
-dynamo.disallow_in_graph(gate)        # the registration is global: undo it
-# --8<-- [end:compile_allow_in_graph]
 
 # --8<-- [start:compile_fix]
 def branchless(x):
@@ -104,12 +83,6 @@ for signature in compiles:
     print("  ", signature)
 # --8<-- [end:compile_recompiles]
 
-# --8<-- [start:compile_modes]
-import torch._inductor
-
-for mode in ("default", "reduce-overhead", "max-autotune"):
-    print(f"{mode:16}", torch._inductor.list_mode_options(mode))
-# --8<-- [end:compile_modes]
 
 # --8<-- [start:compile_why]
 dynamo.reset()

@@ -46,11 +46,6 @@ print("gradcheck:    ", gradcheck(ScaledSinFixed.apply, (a, b)))
 print("gradgradcheck:", torch.autograd.gradgradcheck(ScaledSinFixed.apply, (a, b)))
 # --8<-- [end:fn_fix]
 
-# --8<-- [start:fn_float32]
-a32, b32 = a.detach().float().requires_grad_(), b.detach().float().requires_grad_()
-print("float32 gradcheck of the CORRECT function:",
-      gradcheck(ScaledSinFixed.apply, (a32, b32), raise_exception=False))
-# --8<-- [end:fn_float32]
 
 # --8<-- [start:fn_outside]
 class NumpySquare(torch.nn.Module):
@@ -89,38 +84,3 @@ except RuntimeError as e:
     print(f"RuntimeError: {e}")
 # --8<-- [end:fn_count]
 
-# --8<-- [start:fn_mark_nd]
-class MarkedInput(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, scale):
-        ctx.mark_non_differentiable(scale)       # claim: marks the INPUT as not needing grad
-        ctx.save_for_backward(scale)
-        return x * scale
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        print("  needs_input_grad in backward:", ctx.needs_input_grad)
-        (scale,) = ctx.saved_tensors
-        return grad_out * scale, grad_out * 0 + 123.0   # a bogus gradient for scale
-
-
-scale = torch.full((3,), 2.0, dtype=torch.double, requires_grad=True)
-MarkedInput.apply(a, scale).sum().backward()
-print("scale.grad after marking the input:", scale.grad)
-
-
-class ArgmaxToo(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        idx = x.argmax()
-        ctx.mark_non_differentiable(idx)        # what it is for: an OUTPUT
-        return x * 2, idx
-
-    @staticmethod
-    def backward(ctx, grad_out, grad_idx):
-        return grad_out * 2
-
-
-out, idx = ArgmaxToo.apply(a)
-print("outputs require grad:", out.requires_grad, idx.requires_grad)
-# --8<-- [end:fn_mark_nd]

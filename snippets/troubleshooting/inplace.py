@@ -1,12 +1,14 @@
 """Row 2: "modified by an inplace operation"."""
 import torch
 
-# --8<-- [start:inplace_repro]
-import re
-import warnings
+# --8<-- [start:inplace_locate]
+import os
+import traceback
+
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils._python_dispatch import TorchDispatchMode
 
 torch.manual_seed(0)
-torch.set_printoptions(precision=4)
 x = torch.randn(4, requires_grad=True)
 
 
@@ -14,41 +16,6 @@ def gate(x):
     y = x.sigmoid()          # SigmoidBackward0 saves its output y
     y.mul_(2)                # ...which this in-place op then overwrites
     return y
-
-
-try:
-    gate(x).sum().backward()
-except RuntimeError as e:
-    print(f"RuntimeError: {e}")
-# --8<-- [end:inplace_repro]
-
-# --8<-- [start:inplace_diagnose]
-y = x.sigmoid()
-print("version after sigmoid:", y._version)
-y.mul_(2)
-print("version after mul_:   ", y._version)
-
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    with torch.autograd.detect_anomaly():     # records a forward traceback per node
-        try:
-            gate(x).sum().backward()
-        except RuntimeError:
-            pass
-for w in caught:
-    first = str(w.message).splitlines()[0]
-    if first.startswith("Error detected"):
-        print(first)
-        frames = re.findall(r"line \d+, in (\S+)", str(w.message))
-        print("innermost forward frame:", frames[-1])
-# --8<-- [end:inplace_diagnose]
-
-# --8<-- [start:inplace_locate]
-import os
-import traceback
-
-from torch.multiprocessing.reductions import StorageWeakRef
-from torch.utils._python_dispatch import TorchDispatchMode
 
 
 class WritesToSaved(TorchDispatchMode):

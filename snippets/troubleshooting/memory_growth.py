@@ -80,33 +80,6 @@ with torch.no_grad():
     validate(lambda loss: loss)
 # --8<-- [end:growth_fix]
 
-# --8<-- [start:claims_cycles]
-class Holder:
-    def __init__(self):
-        self.activations = torch.zeros(1_000_000)   # 4 MB
-        self.me = self                              # a reference cycle
-
-
-gc.collect()
-h = Holder()
-tensor_alive = weakref.ref(h.activations)
-del h
-print("cycle, after del:         tensor alive:", tensor_alive() is not None)
-gc.collect()
-print("cycle, after gc.collect(): tensor alive:", tensor_alive() is not None)
-
-
-class WeakHolder:
-    def __init__(self):
-        self.activations = torch.zeros(1_000_000)
-        self.me = weakref.ref(self)                 # no cycle of strong references
-
-
-h = WeakHolder()
-tensor_alive = weakref.ref(h.activations)
-del h
-print("weakref, after del:       tensor alive:", tensor_alive() is not None)
-# --8<-- [end:claims_cycles]
 
 # --8<-- [start:predict_empty_cache]
 import pathlib
@@ -123,6 +96,12 @@ print(f"4 x 64 MiB held in a list: allocated {held:,}, reserved {4 * segment:,}"
 print(f"empty_cache, list alive: allocated {held:,}, reserved {4 * segment:,}")
 print(f"list cleared: allocated {0:,}, reserved {4 * segment:,}")
 print(f"empty_cache, list cleared: allocated {0:,}, reserved {0:,}")
+# A step that allocates the same four tensors again finds their segments in the cache,
+# unless empty_cache() gave them back: then each step asks the driver for all four again.
+steps = 3
+print(f"{steps} steps, empty_cache never: cudaMalloc calls {4:,}, cudaFree calls {0:,}")
+print(f"{steps} steps, empty_cache every step: cudaMalloc calls {steps * 4:,},"
+      f" cudaFree calls {steps * 4:,}")
 # --8<-- [end:predict_empty_cache]
 
 if not torch.cuda.is_available():   # the region below is a GPU-only block
@@ -142,4 +121,22 @@ kept.clear()
 report("list cleared")
 torch.cuda.empty_cache()
 report("empty_cache, list cleared")
+
+
+def driver_calls():                          # the allocator's own count of driver calls
+    stats = torch.cuda.memory_stats()
+    return stats["num_device_alloc"], stats["num_device_free"]
+
+
+for every_step in (False, True):
+    torch.cuda.empty_cache()
+    before = driver_calls()
+    for step in range(3):
+        work = [torch.empty(64 << 20, dtype=torch.uint8, device="cuda") for _ in range(4)]
+        del work
+        if every_step:
+            torch.cuda.empty_cache()
+    allocs, frees = (after - start for start, after in zip(before, driver_calls()))
+    print(f"3 steps, empty_cache {'every step' if every_step else 'never'}: "
+          f"cudaMalloc calls {allocs:,}, cudaFree calls {frees:,}")
 # --8<-- [end:claims_empty_cache]
