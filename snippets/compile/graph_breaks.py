@@ -89,6 +89,12 @@ for label in ("plain", "allow_in_graph"):
     report = torch._dynamo.explain(calls_branchy)(sample)  # explain() resets Dynamo first
     print(f"{label:14} graph_count: {report.graph_count} graph_break_count: {report.graph_break_count}"
           f" first reason: {report.break_reasons[0].reason.splitlines()[0]!r}")
+    ops = [[getattr(n.target, "__name__", str(n.target))
+            for n in gm.graph.nodes if n.op == "call_function"] for gm in report.graphs]
+    print("  operators per graph:", ops)
+    for br in report.break_reasons:
+        frames = " -> ".join(frame.name for frame in br.user_stack)
+        print(f"  break reason {br.reason.splitlines()[0]!r}, stack: {frames}")
 torch._dynamo.reset()
 try:
     torch.compile(calls_branchy, backend="eager", fullgraph=True)(sample)

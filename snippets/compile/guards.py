@@ -31,7 +31,31 @@ for line in str(entry.guard_manager).splitlines():
         print(re.sub(r"\s+#.*", "", line).replace("| ", "").strip())
     if "GLOBAL_STATE" in line:
         print("+- GLOBAL_STATE checks:", ", ".join(json.loads(line.split(" against ", 1)[1])))
+# Where the guard's key set comes from: the tensor's keys, plus and minus thread-local sets.
+print("x's own keys:         ", torch._C._dispatch_keys(torch.randn(4)))
+print("thread-local included:", torch._C._dispatch_tls_local_include_set())
+print("AutocastCPU thread-locally excluded:",
+      torch._C._dispatch_tls_local_exclude_set().has(torch._C.DispatchKey.AutocastCPU))
 # --8<-- [end:guard_tree]
+
+# --8<-- [start:matmul_precision]
+torch._dynamo.reset()
+graphs = []
+
+
+def noting_backend(gm, example_inputs):
+    graphs.append(gm)
+    return gm.forward
+
+
+g = torch.compile(scale_shift, backend=noting_backend)
+g(torch.randn(4), 3)
+before = torch.backends.cuda.matmul.fp32_precision
+torch.backends.cuda.matmul.fp32_precision = "ieee"  # a CUDA setting; it can be set without a GPU
+g(torch.randn(4), 3)
+print(f"cuda.matmul.fp32_precision {before!r} -> 'ieee', same call again: graphs compiled: {len(graphs)}")
+torch.backends.cuda.matmul.fp32_precision = before
+# --8<-- [end:matmul_precision]
 
 # --8<-- [start:recompile_count]
 torch._dynamo.reset()

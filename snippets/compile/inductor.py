@@ -42,6 +42,33 @@ print("generated modules under it:", all(m.__file__.startswith(root) for m in Py
 print("compiled kernel libraries there:", any(name.endswith(".so") for _, _, files in os.walk(root) for name in files))
 # --8<-- [end:cache_dir]
 
+# --8<-- [start:fx_graph_cache]
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+program = textwrap.dedent("""
+    import torch
+    from torch._dynamo.utils import counters
+
+    torch.set_num_threads(1)
+
+    def fused(x, y):
+        return torch.relu(x * y + 1.0).sum(dim=-1)
+
+    torch.compile(fused)(torch.randn(8, 64), torch.randn(8, 64))
+    fx = counters["inductor"]
+    print("fxgraph_cache_miss:", fx["fxgraph_cache_miss"], "fxgraph_cache_hit:", fx["fxgraph_cache_hit"],
+          "autograd_cache_hit:", counters["aot_autograd"]["autograd_cache_hit"])
+""")
+environment = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp())  # an empty cache
+for run in ("first process: ", "second process:"):
+    result = subprocess.run([sys.executable, "-c", program], env=environment,
+                            capture_output=True, text=True, check=True)
+    print(run, result.stdout.strip())
+# --8<-- [end:fx_graph_cache]
+
 # --8<-- [start:modes]
 import torch._inductor
 

@@ -22,6 +22,27 @@ for name, t in tensors.items():
     print(f"{name:11}{t.device.type:5}{str(t.dtype):14}{str(t.layout):18}{keys}")
 # --8<-- [end:dispatch_keys]
 
+# --8<-- [start:custom_layout]
+class LayoutFromPython(torch.Tensor):
+    """A wrapper subclass that answers the layout question itself."""
+
+    @staticmethod
+    def __new__(cls, like):
+        return torch.Tensor._make_wrapper_subclass(cls, like.shape, dtype=like.dtype, dispatch_layout=True)
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        print("asked:", func)
+        if func is torch.ops.prim.layout.default:
+            return torch.sparse_coo
+        raise NotImplementedError(func)
+
+
+odd = LayoutFromPython(dense)
+print("layout:", odd.layout, "| device:", odd.device.type,
+      "| sparse key:", "SparseCPU" in str(torch._C._dispatch_keys(odd)))
+# --8<-- [end:custom_layout]
+
 # --8<-- [start:dtype_in_kernel]
 u16 = torch.ones(2, dtype=torch.uint16)
 print("uint16 keys == float32 keys:", torch._C._dispatch_keys(u16) == torch._C._dispatch_keys(dense))
@@ -31,6 +52,8 @@ for op in (lambda t: t + t, lambda t: t.abs()):
     except NotImplementedError as e:
         print(f"NotImplementedError: {e}")
 print("uint16 comparison works:", (u16 == u16).tolist())
+on_meta = u16.to("meta")
+print("uint16 add and abs on meta:", (on_meta + on_meta).dtype, on_meta.abs().dtype)
 # --8<-- [end:dtype_in_kernel]
 
 # --8<-- [start:meta]

@@ -64,3 +64,44 @@ import torch.onnx
 print("torch.onnx.export(..., dynamo=...) default:", inspect.signature(torch.onnx.export).parameters["dynamo"].default)
 print("aoti_compile_and_package", inspect.signature(torch._inductor.aoti_compile_and_package))
 # --8<-- [end:deploy_entry_points]
+
+# --8<-- [start:aoti]
+import re
+import zipfile
+
+package = torch._inductor.aoti_compile_and_package(
+    ep, package_path=os.path.join(tempfile.mkdtemp(), "head_aoti.pt2")
+)
+model_files = sorted(
+    re.sub(r"^\w{40,}", "<hash>", name.rsplit("/", 1)[1])
+    for name in zipfile.ZipFile(package).namelist()
+    if "/aotinductor/model/" in name
+)
+print("package holds:", model_files)
+loaded = torch._inductor.aoti_load_package(package)
+print("loaded type:", type(loaded).__name__)
+print("matches eager:", torch.allclose(loaded(x), head(x)))
+# --8<-- [end:aoti]
+
+# --8<-- [start:baked_constants]
+SHIFT = 2.0
+
+
+class Shifted(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sign = 1  # a plain attribute: neither a parameter nor a buffer
+
+    def forward(self, x):
+        return (x + SHIFT) * self.sign
+
+
+model = Shifted()
+zeros = torch.zeros(2)
+shifted = export(model, (zeros,))
+print(shifted.graph_module.code.strip())
+SHIFT = -9.0
+model.sign = -1
+print("eager after the change:   ", model(zeros).tolist())
+print("exported after the change:", shifted.module()(zeros).tolist())
+# --8<-- [end:baked_constants]
