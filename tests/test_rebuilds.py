@@ -101,20 +101,24 @@ def test_under_serve_dirty_a_snippet_edit_renders_its_page_again_and_nothing_els
 
     try:
         log.wait_for("Serving on")
-        # The snippet's code changes, its page's Markdown does not: MkDocs' own rule would skip it.
-        snippet.write_text(snippet.read_text().replace('print("setup done")', 'print("setup done, edited")'))
-        log.wait_for("pages whose inputs changed, rendered again: demo.md")
-        log.wait_for("Documentation built")
-        page = served("demo/")
         other = project.root / "docs/other.md"
         other.write_text(other.read_text().replace("No block here.", "No block here, edited."))
         log.wait_for("pages whose inputs changed, rendered again: other.md")
         log.wait_for("Documentation built")
+        # The snippet's code changes, its page's Markdown does not: MkDocs' own rule would skip it.
+        snippet.write_text(
+            snippet.read_text().replace("t = torch.arange(6).view(2, 3)", "t = torch.arange(6).view(2, 3)  # 2 rows")
+        )
+        log.wait_for("pages whose inputs changed, rendered again: demo.md")
+        log.wait_for("Documentation built")
+        page = served("demo/")
         index = json.loads(served("search/search_index.json"))
     finally:
         server.terminate()
         server.wait(timeout=30)
-    assert "setup done, edited" in page
+    rendered = [line.split("rendered again: ")[1] for line in log.text().splitlines() if "rendered again" in line]
+    assert rendered == ["other.md", "demo.md"]  # each rebuild, the one page its edit changed
+    assert "# 2 rows" in page
     locations = [e["location"] for e in index["docs"]]
     assert len(locations) == len(set(locations)), locations  # each section indexed once
     assert {"demo/", "other/", "other/#prose-only"} <= set(locations)
