@@ -55,6 +55,11 @@ torch.backends.cuda.matmul.fp32_precision = "ieee"  # a CUDA setting; it can be 
 g(torch.randn(4), 3)
 print(f"cuda.matmul.fp32_precision {before!r} -> 'ieee', same call again: graphs compiled: {len(graphs)}")
 torch.backends.cuda.matmul.fp32_precision = before
+old = torch.get_float32_matmul_precision()
+torch.set_float32_matmul_precision("high")  # also turns on allow_tf32, a GLOBAL_STATE entry
+g(torch.randn(4), 3)
+print(f"set_float32_matmul_precision({old!r} -> 'high'), same call again: graphs compiled: {len(graphs)}")
+torch.set_float32_matmul_precision(old)
 # --8<-- [end:matmul_precision]
 
 # --8<-- [start:recompile_count]
