@@ -86,7 +86,7 @@ test: $(INSTALLED) $(AXE)
 	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" tests README.md
+	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" --durations=25 tests README.md
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a
 # minute); `make test` runs it too, with everything else.
