@@ -19,12 +19,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import notebooks, prebuild, rebuilds
-from handbook.environment import cache_root
+from handbook import notebooks, rebuilds
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
-from handbook.prebuild import Edition, edition_name, prepare, read_config
+from handbook.prebuild import Edition, prepare
 from handbook.rendering import PageRenderer
 from handbook.reports import site_report, what_changed
 from handbook.reports.execution_report import write_report
@@ -70,22 +69,6 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         # markdown-exec's formatter registry is its own global; the page being rendered is ours.
         markdown_exec.formatters["python"] = self._format_python
         markdown_exec.formatters["py"] = self._format_python
-        jupyter = config.plugins.get("mkdocs-jupyter")
-        if jupyter is not None:
-            # Its cache evicts every entry the current build did not use: one directory per
-            # edition, so that building one edition does not empty another's.
-            jupyter.config["cache_dir"] = str(cache_root(self.root) / "mkdocs-jupyter" / edition_name())
-            # It logs every conversion and copy at INFO; the build log names what ran, not that.
-            for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):
-                logging.getLogger(name).setLevel(logging.WARNING)
-        try:
-            chapters = prebuild.chapters(self.root, read_config(Path(config.config_file_path)))
-        except InputError as error:
-            raise PluginError(str(error)) from error
-        if chapters:  # each chapter's notebook, a page of its own
-            config.nav.append(
-                {"Notebooks": [{title: notebooks.notebook_path(page)} for page, title in chapters.items()]}
-            )
         return config
 
     def on_files(self, files, *, config):
@@ -115,7 +98,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             File.generated(config, source_map.PAGE, content=source_map.render(edition.citations, edition.titles, tag))
         )
         files.append(File.generated(config, site_report.PAGE, content=site_report.render(edition.site, edition.titles)))
-        for page in edition.chapters:
+        for page in edition.chapters:  # each chapter's notebook, a file of the site (README, "Notebooks")
             files.append(
                 File(
                     notebooks.notebook_path(page),
@@ -140,8 +123,6 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
 
     def on_page_markdown(self, markdown, *, page, config, files):
         src = page.file.src_uri
-        if notebooks.is_notebook_page(src):
-            return markdown  # mkdocs-jupyter renders it from the notebook
         edition = self.edition
         changes = files.get_file_from_path(what_changed.PAGE)
         colab = (
@@ -163,15 +144,6 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_page_content(self, html, *, page, config, files):
         if page.file.src_uri == source_map.PAGE:
             page.meta["search"] = {"exclude": True}  # a table of what the chapters link: they are indexed
-        if notebooks.is_notebook_page(page.file.src_uri):
-            page.meta["search"] = {"exclude": True}  # the chapter page is indexed already
-            notebook = notebooks.notebook_page(html)  # remembered: `mkdocs serve` re-derives only a changed page
-            if notebook.outside:
-                outside = ", ".join(notebook.outside)
-                raise PluginError(
-                    f"{page.file.src_uri}: the rendered notebook would load from outside the site: {outside}"
-                )
-            html = notebook.html
         self.rendered.add(page.url)
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
@@ -187,11 +159,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return self.renderer.format_python(**options)
 
     def on_page_context(self, context, *, page, config, nav):
-        if notebooks.is_notebook_page(page.file.src_uri):
-            chapter = next(p for p in self.edition.chapters if notebooks.notebook_path(p) == page.file.src_uri)
-            page.meta["notebook_file"] = page.file.src_uri.rsplit("/", 1)[1]  # mkdocs-jupyter copies it beside the page
-            page.meta["colab_url"] = notebooks.colab_url(config.repo_url, self.edition.site.environment.torch, chapter)
-        elif not page.file.generated_by:
+        if not page.file.generated_by:
             page.meta["last_changed"] = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
         return context
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,12 +53,25 @@ class SiteConfig:
     docs_dir: str
     nav: dict[str, str]  # page path -> title, in the navigation's order
     sections_exempt: frozenset[str]  # pages whose `##` sections need no source link
+    site_url: str | None = None  # where the site is published (the notebooks' links point there)
 
 
 class _AnyTags(yaml.SafeLoader):
-    """Reads mkdocs.yml without running its tags (`!ENV`, `!!python/name:`): none of them names a page."""
+    """Reads mkdocs.yml without running its tags (`!!python/name:` and the like: none of them names a
+    page), but `!ENV`, as MkDocs reads it: the first variable set, else the last item as the default."""
 
 
+def _environment_value(loader: yaml.SafeLoader, node: yaml.Node):
+    if isinstance(node, yaml.ScalarNode):
+        names, default = [loader.construct_scalar(node)], None
+    else:
+        items = list(node.value)
+        default = loader.construct_object(items.pop()) if len(items) > 1 else None
+        names = [loader.construct_scalar(item) for item in items]
+    return next((os.environ[name] for name in names if name in os.environ), default)
+
+
+_AnyTags.add_constructor("!ENV", _environment_value)
 _AnyTags.add_multi_constructor("!", lambda loader, suffix, node: None)
 _AnyTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
@@ -79,7 +93,12 @@ def read_config(config_file: Path) -> SiteConfig:
         (entry["handbook"] for entry in data.get("plugins") or [] if isinstance(entry, dict) and "handbook" in entry),
         None,
     )
-    return SiteConfig(data.get("docs_dir", "docs"), nav, frozenset((handbook or {}).get("sections_exempt", [])))
+    return SiteConfig(
+        data.get("docs_dir", "docs"),
+        nav,
+        frozenset((handbook or {}).get("sections_exempt", [])),
+        data.get("site_url") or None,
+    )
 
 
 @dataclass
@@ -96,6 +115,7 @@ class Edition:
     problems: list[str] = field(default_factory=list)  # the build fails on each (under serve: shown)
     inputs: dict[str, str] = field(default_factory=dict)  # page -> `render_inputs`, once its pages ran
     log: list[str] = field(default_factory=list)  # what the step did, for the build's log
+    serving: bool = False  # for `mkdocs serve`: the notebooks link to the served site
 
     @property
     def docs_dir(self) -> str:
@@ -112,8 +132,9 @@ class Edition:
 
     @property
     def notebooks(self) -> Path:
-        """Where this edition's chapter notebooks are written."""
-        return cache_root(self.root) / "notebooks" / edition_name()
+        """Where this edition's chapter notebooks are written (those of `mkdocs serve`, whose links
+        differ, apart: a build beside it never publishes them)."""
+        return cache_root(self.root) / "notebooks" / (edition_name() + ("-serve" if self.serving else ""))
 
     def pages(self) -> list[str]:
         """Every page under docs/, by path."""
@@ -181,9 +202,12 @@ class Edition:
         return inputs
 
     def notebook_prose(self, markdown: str, page: str) -> str:
-        """A text cell: snippet includes expanded, source links as plain links at this tag."""
+        """A text cell: snippet includes expanded, source links as plain links at this tag, links to
+        the handbook's pages and anchors as addresses of the published chapter pages."""
         expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
-        return self.linker.rewrite(expanded, page, plain=True).markdown
+        linked = self.linker.rewrite(expanded, page, plain=True).markdown
+        base = notebooks.link_base(self.config.site_url, self.site.environment.torch, self.serving)
+        return notebooks.with_site_links(linked, page, base)
 
 
 def edition_name() -> str:
@@ -209,7 +233,7 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     linker = SourceLinker(SourceTree(root))
     pages = scan_docs(root, config.docs_dir)
     empty = SiteRun(pipeline.page_environment(root), pages)
-    edition = Edition(root, config, empty, linker, chapters(root, config, pages))
+    edition = Edition(root, config, empty, linker, chapters(root, config, pages), serving=serving)
     edition.problems += _check_source_links(edition)
     record = Record(root)
     # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.

@@ -5,23 +5,33 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import Counter
 from pathlib import Path
 
 import nbformat
 import pytest
-import tinycss2
 import torch
+from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 from site_browser import stale
 
-from handbook import notebooks
 from handbook.environment import installed_torch
 from handbook.execution.blocks import scan_docs
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings
-from handbook.notebooks import INSTALL_TAG, chapter_notebook, install_command, with_notebook_links, write
+from handbook.notebooks import (
+    INSTALL_TAG,
+    chapter_notebook,
+    colab_url,
+    install_command,
+    link_base,
+    page_url,
+    site_link,
+    with_notebook_links,
+    with_site_links,
+    write,
+)
+from handbook.prebuild import read_config
 from handbook.releases import recorded_releases
 from handbook.versioned_prose import render_keeping_lines
 
@@ -70,9 +80,10 @@ BUILT_SITES = {
 def test_each_edition_notebooks_are_clean(release):
     """The notebooks the strict build of each edition wrote (`make test` builds every edition first)."""
     site = BUILT_SITES[release]
+    site_url = read_config(REPO / "mkdocs.yml").site_url
     problem = stale(site)
     assert problem is None, problem
-    built = sorted(site.glob("notebooks/*/*.ipynb"))
+    built = sorted(site.glob("notebooks/*.ipynb"))
     assert built, f"no notebooks in {site.relative_to(REPO)}: build this edition first (`make test` does)"
     assert {path.stem for path in built} == {page.path.removesuffix(".md") for page in PAGES}
     for path in built:
@@ -83,6 +94,15 @@ def test_each_edition_notebooks_are_clean(release):
         assert re.findall(r"<!--.*?-->|\]\(pytorch:|--8<--", prose) == [], path.name
         tags = set(re.findall(r"github\.com/pytorch/pytorch/blob/([^/]+)/", prose))
         assert tags <= {f"v{release}"}, (path.name, tags)
+        # Links to the handbook's pages lead to this edition's published chapter pages.
+        targets = re.findall(r'(?:href|src)="([^"]*)"', MarkdownIt("commonmark").render(prose))
+        assert [t for t in targets if not t.startswith(("https://", "http://", "mailto:"))] == [], path.name
+        assert link_base(site_url, release) in prose, path.name
+    chapters = {path.stem for path in built}
+    for chapter in chapters:  # offered at the top of its chapter page, where the site has it
+        html = (site / chapter / "index.html").read_text()
+        assert f'href="../notebooks/{chapter}.ipynb" download>Download notebook</a>' in html
+        assert html.index("handbook-notebook-links") < html.index("<h2")
 
 
 def cell_output(cell) -> str:
@@ -139,122 +159,7 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
     assert not broken, "\n".join(broken)
 
 
-def test_notebook_stylesheet_keeps_only_what_the_page_uses():
-    page = (
-        "<style>.w{--used: red; --unused: url(data:big); --chained: var(--used)}"
-        ".w .a{color: var(--chained)} .w :is(.a, .b):hover{display:flex} .w .gone{color: blue}"
-        ".w .highlight-ipynb .c1{color: #408080}</style>"
-        '<div class="w"><p class="a">x</p><div class="highlight-ipynb"><span class="c1">#</span></div></div>'
-    )
-    kept = notebooks.notebook_page_html(page)
-    assert "--used: red" in kept and "--chained" in kept and "--unused" not in kept
-    assert ".w :is(.a, .b):hover" in kept and ".gone" not in kept and "#408080" not in kept
-
-
-# A notebook page as mkdocs-jupyter hands it over, in small: two stylesheets (the inlined
-# JupyterLab one and another), a CDN loader, a grouping rule, custom properties in a chain.
-TWO_STYLES_PAGE = (
-    '<script src="https://cdn.example/mathjax/tex-chtml.js"></script>'
-    "<style>:root{--accent: #c00; --icon: url(data:image/svg+xml;base64,AAAA); --edge: var(--accent)}"
-    ".jp-Cell:not(.jp-mod-hidden) {border-color: var(--edge)} .jp-Unused, .jp-Cell > p {margin: 0 !important}"
-    ".highlight-ipynb .k{color: #008000}"
-    "@media print{.jp-Cell{color: black; --print: 1} .jp-Gone{color: red}}"
-    "@font-face{font-family: x; src: url(fonts/x.woff)}</style>"
-    "<style>.jp-OutputArea pre{background: var(--shade, white)} .jp-Other{color: var(--accent)}</style>"
-    '<div class="jp-Cell"><p>a &amp; b</p><div class="jp-OutputArea" style="color: var(--accent)">'
-    "<pre>x<br>y</pre></div></div>"
-)
-# What the page became before the stylesheets were read once per process (byte for byte).
-TWO_STYLES_DERIVED = (
-    "<style>:root {--accent: #c00; --edge: var(--accent)}\n"
-    ".jp-Cell:not(.jp-mod-hidden) {border-color: var(--edge)}\n"
-    ".jp-Cell > p {margin: 0 !important}\n"
-    "@media print{.jp-Cell {color: black}}\n"
-    "@font-face{font-family: x; src: url(fonts/x.woff)}</style>"
-    "<style>.jp-OutputArea pre {background: var(--shade, white)}</style>"
-    '<div class="jp-Cell"><p>a &amp; b</p><div class="jp-OutputArea" style="color: var(--accent)">'
-    "<pre>x<br/>y</pre></div></div>"
-)
-
-
-def forget_derived():
-    """What a fresh process knows: no page derived, no stylesheet read."""
-    for memo in (notebooks.notebook_page, notebooks._entries):
-        memo.cache_clear()
-
-
-@pytest.fixture
-def parsed(monkeypatch):
-    """Each text tinycss2 parses as a stylesheet, counted; and each page BeautifulSoup parses."""
-    forget_derived()
-    counts = {"sheets": Counter(), "pages": Counter()}
-    parse, soup = tinycss2.parse_stylesheet, notebooks.BeautifulSoup
-
-    def counting_parse(css, *args, **kwargs):
-        counts["sheets"][css] += 1
-        return parse(css, *args, **kwargs)
-
-    def counting_soup(html, *args, **kwargs):
-        counts["pages"][html] += 1
-        return soup(html, *args, **kwargs)
-
-    monkeypatch.setattr(tinycss2, "parse_stylesheet", counting_parse)
-    monkeypatch.setattr(notebooks, "BeautifulSoup", counting_soup)
-    yield counts
-    forget_derived()
-
-
-def test_a_notebook_page_is_derived_as_before_with_or_without_the_memo(parsed):
-    assert notebooks.notebook_page(TWO_STYLES_PAGE).html == TWO_STYLES_DERIVED  # a fresh process
-    assert notebooks.notebook_page(TWO_STYLES_PAGE).html == TWO_STYLES_DERIVED  # remembered
-    assert notebooks.notebook_page_html(TWO_STYLES_PAGE) == TWO_STYLES_DERIVED  # stylesheets remembered
-    forget_derived()
-    assert notebooks.notebook_page_html(TWO_STYLES_PAGE) == TWO_STYLES_DERIVED
-
-
-def test_a_page_seen_again_is_not_derived_again_and_a_changed_one_is(parsed):
-    notebooks.notebook_page(TWO_STYLES_PAGE)
-    sheets = sum(parsed["sheets"].values())
-    assert parsed["pages"][TWO_STYLES_PAGE] == 1 and sheets
-    notebooks.notebook_page(TWO_STYLES_PAGE)
-    assert parsed["pages"][TWO_STYLES_PAGE] == 1 and sum(parsed["sheets"].values()) == sheets
-    edited = TWO_STYLES_PAGE.replace("a &amp; b", "a &amp; c")  # a prose edit in the notebook
-    assert notebooks.notebook_page(edited).html == TWO_STYLES_DERIVED.replace("a &amp; b", "a &amp; c")
-    assert parsed["pages"][edited] == 1
-    assert sum(parsed["sheets"].values()) == sheets  # the same classes: the same stylesheets, pruned alike
-
-
-def test_a_stylesheet_shared_by_two_pages_is_parsed_once(parsed):
-    jupyterlab = re.search(r"<style>(.*?)</style>", TWO_STYLES_PAGE)[1]
-    other = TWO_STYLES_PAGE.replace('class="jp-OutputArea"', 'class="jp-Other"')  # another rule kept
-    first, second = notebooks.notebook_page(TWO_STYLES_PAGE), notebooks.notebook_page(other)
-    assert parsed["pages"][TWO_STYLES_PAGE] == parsed["pages"][other] == 1
-    assert parsed["sheets"][jupyterlab] == 1
-    assert ".jp-Other {color: var(--accent)}" in second.html and ".jp-Other" not in first.html
-    forget_derived()
-    assert notebooks.notebook_page(other) == second  # as a fresh process derives it
-
-
-def test_a_notebook_page_names_what_its_kept_rules_would_load_from_outside(parsed):
-    page = (
-        '<style>.a{background: url("https://fonts.example/a.png")} .gone{background: url(https://b.example/b)}'
-        '</style><p class="a">x</p><img src="https://img.example/i.png">'
-    )
-    derived = notebooks.notebook_page(page)
-    assert derived.outside == ("https://fonts.example/a.png", "https://img.example/i.png")
-    assert list(derived.outside) == notebooks.external_resources(derived.html)
-
-
-def test_the_memo_keeps_only_the_last_texts_it_was_given():
-    derived = []
-    remembered = notebooks.digest_memo(size=2)(lambda text: derived.append(text) or text.upper())
-    assert [remembered(text) for text in ("a", "b", "a", "c", "a", "b")] == ["A", "B", "A", "C", "A", "B"]
-    assert derived == ["a", "b", "c", "b"]  # "b" was the oldest when "c" came; "a" was seen since
-
-
 def test_a_quoted_value_is_text_in_the_notebook_too():
-    from nbconvert.filters.markdown_mistune import markdown2html_mistune
-
     from handbook.execution.blocks import Block, Page
     from handbook.prose.quotes import resolve_quotes
 
@@ -264,7 +169,7 @@ def test_a_quoted_value_is_text_in_the_notebook_too():
     block = Block("demo.md", 1, "b", "print(1)", "docs/demo.md", 4, 3)
     notebook = chapter_notebook(quoted.markdown, Page("demo.md", (block,)), {"b": output}, "2.13.0", lambda t: t)
     [prose] = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
-    html = markdown2html_mistune(prose)  # how mkdocs-jupyter (nbconvert) renders a Markdown cell
+    html = MarkdownIt("commonmark").render(prose)  # as Jupyter renders a Markdown cell: CommonMark
     assert "<img" not in html and "<a" not in html and "<em>" not in html
     assert "It prints [x](javascript:alert(1)) &lt;img src=x onerror=alert(1)&gt; *b*." in html
 
@@ -295,8 +200,88 @@ def test_two_builds_writing_one_notebook_at_once_never_collide(tmp_path):
 
 def test_the_notebook_links_go_under_the_pages_title_not_under_a_comment_in_code():
     page = '```python exec="on"\n# not the title\nprint(1)\n```\n\n#Title\n\nText.\n'
-    shown = with_notebook_links(page, "../notebooks/ch/", None)
+    shown = with_notebook_links(page, "../notebooks/ch.ipynb", None)
     lines = shown.splitlines()
     assert lines.index("#Title") < next(i for i, line in enumerate(lines) if "handbook-notebook-links" in line)
     assert "Open in Colab" not in shown
     assert with_notebook_links("No heading.\n", "n/", "https://colab").startswith('<p class="handbook-')
+
+
+def test_the_chapter_offers_its_notebook_file_and_colab_under_the_title():
+    shown = with_notebook_links("# Autograd\n\nText.\n", "../notebooks/autograd.ipynb", "https://colab/x")
+    lines = shown.splitlines()
+    assert lines[0] == "# Autograd"
+    assert lines[2] == (
+        '<p class="handbook-notebook-links"><a class="handbook-notebook" href="../notebooks/autograd.ipynb" download>'
+        'Download notebook</a> · <a class="handbook-colab" href="https://colab/x">Open in Colab</a></p>'
+    )
+
+
+def test_colab_opens_the_notebook_where_the_published_site_has_it():
+    """mike publishes each edition under `<minor>/` on gh-pages; the site has the file at notebooks/."""
+    url = colab_url("https://github.com/owner/handbook", "2.13.0+cpu", "autograd.md")
+    assert url == "https://colab.research.google.com/github/owner/handbook/blob/gh-pages/2.13/notebooks/autograd.ipynb"
+    assert colab_url("https://github.com/owner/handbook/", "2.15.0", "a/b.md").endswith("/2.15/notebooks/a-b.ipynb")
+    assert colab_url("https://gitlab.com/owner/handbook", "2.13.0", "autograd.md") is None
+    assert colab_url(None, "2.13.0", "autograd.md") is None
+
+
+def test_pages_are_addressed_as_mkdocs_addresses_them():
+    assert page_url("tensors.md") == "tensors/"
+    assert page_url("index.md") == ""
+    assert page_url("guide/index.md") == "guide/"
+    assert page_url("guide/a.md") == "guide/a/"
+
+
+BASE = "https://site.example/handbook/2.13/"
+
+
+def test_notebook_links_lead_to_the_published_chapter_pages():
+    assert site_link("tensors.md#views-and-copies", "autograd.md", BASE) == BASE + "tensors/#views-and-copies"
+    assert site_link("what-changed.md", "autograd.md", BASE) == BASE + "what-changed/"
+    assert site_link("index.md", "autograd.md", BASE) == BASE
+    # An anchor of the page itself: the chapter page's heading ids, which the notebook's differ from.
+    assert site_link("#the-graph", "autograd.md", BASE) == BASE + "autograd/#the-graph"
+    assert site_link("../a.md#x", "guide/b.md", BASE) == BASE + "a/#x"
+    assert site_link("assets/figure.png", "autograd.md", BASE) == BASE + "assets/figure.png"
+    assert site_link("<tensors.md#x>", "autograd.md", BASE) == f"<{BASE}tensors/#x>"
+    for kept in ("https://pytorch.org/docs/", "mailto:a@b.c", "/elsewhere/", "../outside.md"):
+        assert site_link(kept, "autograd.md", BASE) == kept
+
+
+def test_links_are_rewritten_in_prose_only():
+    markdown = (
+        'See [views](tensors.md#views-and-copies), [here](#the-graph "title") and ![a](assets/a.png).\n'
+        "`[code](tensors.md)` stays, [PyTorch](https://pytorch.org) too.\n\n"
+        "```text\n[in a fence](tensors.md)\n```\n\n[ref]: memory.md#the-cuda-caching-allocator\n"
+    )
+    shown = with_site_links(markdown, "autograd.md", BASE)
+    assert shown == (
+        f'See [views]({BASE}tensors/#views-and-copies), [here]({BASE}autograd/#the-graph "title") and '
+        f"![a]({BASE}assets/a.png).\n"
+        "`[code](tensors.md)` stays, [PyTorch](https://pytorch.org) too.\n\n"
+        "```text\n[in a fence](tensors.md)\n```\n\n"
+        f"[ref]: {BASE}memory/#the-cuda-caching-allocator\n"
+    )
+
+
+def test_the_link_base_is_the_editions_published_site_or_relative_without_one():
+    assert link_base("https://site.example/handbook/", "2.13.0+cpu") == BASE
+    assert link_base("https://site.example/handbook", "2.13.0") == BASE
+    # `mkdocs serve` serves one edition at the site's root, without mike's version directory.
+    assert link_base("http://127.0.0.1:8000/", "2.13.0", serving=True) == "http://127.0.0.1:8000/"
+    # No site_url: relative to the notebook's place in the site (notebooks/), where the chapters are.
+    assert link_base(None, "2.13.0") == "../"
+    assert site_link("tensors.md#x", "autograd.md", link_base(None, "2.13.0")) == "../tensors/#x"
+    assert site_link("#x", "autograd.md", "../") == "../autograd/#x"
+
+
+def test_the_site_url_is_read_as_mkdocs_reads_it(tmp_path, monkeypatch):
+    config = tmp_path / "mkdocs.yml"
+    config.write_text('site_url: !ENV [HANDBOOK_TEST_SITE_URL, "https://default.example/h/"]\nnav: [a.md]\n')
+    monkeypatch.delenv("HANDBOOK_TEST_SITE_URL", raising=False)
+    assert read_config(config).site_url == "https://default.example/h/"
+    monkeypatch.setenv("HANDBOOK_TEST_SITE_URL", "http://127.0.0.1:8000/")
+    assert read_config(config).site_url == "http://127.0.0.1:8000/"
+    config.write_text("nav: [a.md]\n")
+    assert read_config(config).site_url is None
