@@ -86,8 +86,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                 "touched was cached, and the rebuild your edit starts runs them again:\n"
                 + "\n".join(edition.site.tree_changed)
             )
+        provenance = site_report.Provenance.of(edition.site)
         config.extra["handbook"] = edition.site.environment.as_dict()
         config.extra["handbook"]["date"] = datetime.now(UTC).date().isoformat()
+        config.extra["handbook"]["lead"] = provenance.lead()
         if edition.problems:
             message = "\n\n".join(edition.problems)
             if not self.serving:

@@ -11,7 +11,7 @@ from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.recordings import GpuRecording
 from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
-from handbook.reports.site_report import render
+from handbook.reports.site_report import Provenance, render
 
 ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.11.9", "cpu")
 TITLES = {"tensors.md": "Tensors", "autograd.md": "Autograd"}
@@ -101,3 +101,28 @@ def test_gpu_only_blocks_are_listed_with_where_their_output_was_recorded():
 def test_a_site_without_gpu_only_blocks_says_none():
     page = render(site(result("tensors.md", 1, Status.OK)), TITLES)
     assert page.endswith("\n## GPU-only blocks\n\nNone.\n")
+
+
+def test_the_banner_and_the_page_say_every_cpu_block_ran_when_every_one_did():
+    provenance = Provenance.of(RUN)
+    assert (provenance.blocks, provenance.executed, provenance.recorded, provenance.gpu) == (5, 4, 0, 1)
+    assert provenance.lead() == "Every example on this site but the 1 GPU-only one was executed with"
+    assert "was executed for this build (2 in this build, 2 reused from an earlier build" in render(RUN, TITLES)
+    executed = site(result("tensors.md", 1, Status.OK))
+    assert Provenance.of(executed).lead() == "Every example on this site was executed with"
+
+
+def test_a_render_only_preview_says_what_it_did_not_execute():
+    preview = site(
+        result("tensors.md", 1, Status.RECORDED),
+        result("tensors.md", 2, Status.RECORDED),
+        result("autograd.md", 1, Status.GPU_MISSING, device="cuda"),
+    )
+    provenance = Provenance.of(preview)
+    assert provenance.preview
+    assert provenance.lead() == (
+        "Preview build: 2 of 3 examples were not executed here; they show the output recorded with"
+    )
+    page = render(preview, TITLES)
+    assert "render-only preview (`HANDBOOK_EXECUTE=0`): 2 of 3 blocks were not executed" in page
+    assert "was executed for this build" not in page

@@ -3,22 +3,72 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.results import SiteRun
+from handbook.execution.status import Status
 
 PAGE = "how-this-site-is-built.md"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where the site's outputs come from, by count: what the banner and this page say, in every mode."""
+
+    blocks: int
+    executed: int  # in this build, or in an earlier one with the same code and torch (the execution cache)
+    recorded: int  # not executed: a render-only preview shows the recording
+    gpu: int  # GPU-only blocks, not run on this machine
+
+    @classmethod
+    def of(cls, site: SiteRun) -> Provenance:
+        statuses = Counter(r.status for r in site.all_results())
+        gpu = statuses[Status.GPU_RECORDED] + statuses[Status.GPU_MISSING] + statuses[Status.SKIPPED]
+        return cls(
+            sum(statuses.values()), statuses[Status.OK] + statuses[Status.CACHED], statuses[Status.RECORDED], gpu
+        )
+
+    @property
+    def preview(self) -> bool:
+        return self.recorded > 0
+
+    def lead(self) -> str:
+        """The banner's words before the torch it names (then its commit, Python, machine and date):
+        true for this build, whatever its mode."""
+        if self.preview:
+            return (
+                f"Preview build: {self.recorded} of {self.blocks} examples were not executed here; "
+                "they show the output recorded with"
+            )
+        if self.gpu:
+            ones = "one" if self.gpu == 1 else "ones"
+            return f"Every example on this site but the {self.gpu} GPU-only {ones} was executed with"
+        return "Every example on this site was executed with"
+
+    def as_dict(self) -> dict:
+        return {"blocks": self.blocks, "executed": self.executed, "recorded": self.recorded, "gpu": self.gpu}
 
 
 def render(site: SiteRun, titles: dict[str, str]) -> str:
     env = site.environment
     results = site.all_results()
     statuses = Counter(r.status for r in results)
+    provenance = Provenance.of(site)
+    how = (
+        f"This is a render-only preview (`HANDBOOK_EXECUTE=0`): {provenance.recorded} of {provenance.blocks} "
+        "blocks were not executed, and each shows the output recorded for this torch release under "
+        "`recordings/`. A full build runs each page as follows."
+        if provenance.preview
+        else f"Every CPU block on this site was executed for this build ({statuses[Status.OK]} in this build, "
+        f"{statuses[Status.CACHED]} reused from an earlier build with identical code, includes and environment)."
+    )
     lines = [
         "# How this site is built",
         "",
-        "Every Python block on this site was executed when the site was built. Each page ran in a fresh",
+        how,
+        "Each page ran in a fresh",
         "process, forked from a server that had already imported torch, with one intra-op thread and",
         "`torch.manual_seed(0)`; its output was captured at the file-descriptor level, normalised",
         "(object addresses, installation paths, log timestamps) and compared with the output recorded",
