@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import platform
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,7 @@ class SiteConfig:
     nav: dict[str, str]  # page path -> title, in the navigation's order
     sections_exempt: frozenset[str]  # pages whose `##` sections need no source link
     site_url: str | None = None  # where the site is published (the notebooks' links point there)
+    repo_url: str | None = None  # the handbook's own repository, where each block's `file:line` links
 
 
 class _AnyTags(yaml.SafeLoader):
@@ -93,12 +95,40 @@ def read_config(config_file: Path) -> SiteConfig:
         (entry["handbook"] for entry in data.get("plugins") or [] if isinstance(entry, dict) and "handbook" in entry),
         None,
     )
+    repo_url = data.get("repo_url")
     return SiteConfig(
         data.get("docs_dir", "docs"),
         nav,
         frozenset((handbook or {}).get("sections_exempt", [])),
         data.get("site_url") or None,
+        repo_url if isinstance(repo_url, str) and repo_url.startswith("https://") else None,
     )
+
+
+@dataclass(frozen=True)
+class Revision:
+    """The commit a tree is built from, and the paths in which the tree differs from it."""
+
+    commit: str | None
+    uncommitted: frozenset[str] = frozenset()
+
+
+def revision(root: Path) -> Revision:
+    """`git rev-parse HEAD` of `root` when it is the top of a git checkout, else no commit."""
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    commit = git("rev-parse", "HEAD")
+    if top is None or commit is None or Path(top.strip()).resolve() != root.resolve():
+        return Revision(None)
+    changed = (git("diff", "--name-only", "-z", "HEAD") or "") + (git("ls-files", "--others", "-z") or "")
+    return Revision(commit.strip(), frozenset(path for path in changed.split("\0") if path))
 
 
 @dataclass
@@ -120,6 +150,11 @@ class Edition:
     @property
     def docs_dir(self) -> str:
         return self.config.docs_dir
+
+    @functools.cached_property
+    def revision(self) -> Revision:
+        """The commit this build's blocks link to (read once per build)."""
+        return revision(self.root)
 
     @property
     def release(self) -> str:
@@ -172,6 +207,9 @@ class Edition:
         return PageRenderer(
             page,
             results,
+            repo_url=self.config.repo_url,
+            commit=self.revision.commit,
+            uncommitted=self.revision.uncommitted,
             show_failures=serving,
             changed=changed,
             colab_url=colab_url,

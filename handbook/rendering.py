@@ -22,7 +22,7 @@ from markdown_exec import base_format
 from mkdocs.exceptions import PluginError
 from pymdownx.superfences import SuperFencesException
 
-from handbook.execution.blocks import ENGINE_OPTIONS
+from handbook.execution.blocks import ENGINE_OPTIONS, Block
 from handbook.execution.failures import failure_message, place
 from handbook.execution.measurements import measurements
 from handbook.execution.results import BlockResult
@@ -57,6 +57,12 @@ class PageRenderer:
     changed: dict[int, tuple[str, str]] = field(default_factory=dict)  # block index -> (torch X.Y, What changed URL)
     colab_url: str | None = None  # where a reader can run this chapter on a GPU
     other_pythons: dict[int, dict[str, str]] = field(default_factory=dict)  # block index -> {Python: its output}
+    # Where each block's `file:line` links: the handbook's repository at the commit the site is
+    # built from. Without both (no git checkout), and for a file that differs from that commit, the
+    # place is shown as plain text: a link there could point at other lines.
+    repo_url: str | None = None
+    commit: str | None = None
+    uncommitted: frozenset[str] = frozenset()  # repository paths that differ from `commit`
     taken: set[int] = field(default_factory=set)
 
     def take(self, code: str) -> BlockResult:
@@ -89,34 +95,15 @@ class PageRenderer:
 
     def output_markdown(self, result: BlockResult, language: str) -> str:
         """What goes under a block: its output, cut if long, and the notes that say where it came from."""
-        run_it = ""
-        if self.colab_url:
-            run_it = (
-                f' To run it on a GPU yourself, <a href="{html.escape(self.colab_url)}">open this chapter in '
-                "Colab</a> and choose a GPU runtime."
-            )
-        if result.status == Status.GPU_MISSING:
-            return _note(
-                "GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.",
-                "gpu",
-                run_it,
-            )
         if not result.passed and self.show_failures:
-            return _code_block("text", failure_message(result), "This block failed")
-        text, left_out = cut(result.output)
-        parts = []
-        if result.status == Status.GPU_RECORDED and result.gpu:
-            gpu = result.gpu
-            parts.append(
-                _note(
-                    f"GPU-only block, not run in this build. Output recorded on {gpu.device} with torch "
-                    f"{gpu.torch} on {gpu.date}.",
-                    "gpu",
-                    run_it,
-                )
+            return "\n\n".join(
+                [_code_block("text", failure_message(result), "This block failed"), self.origin_note(result)]
             )
+        text, left_out = cut(result.output) if result.status != Status.GPU_MISSING else ("", "")
+        parts = []
         if text:
-            parts.append(_code_block(language, text, "Output"))
+            parts.append(_output_block(language, text))
+        parts.append(self.origin_note(result))
         if note := measured_note(result):
             parts.append(note)
         if result.predicted is not None:
@@ -135,6 +122,51 @@ class PageRenderer:
                 f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>'
             )
         return "\n\n".join(parts)
+
+    def origin_url(self, block: Block) -> str | None:
+        """The block's first line in the handbook's repository at the commit built, if it can be linked."""
+        if not (self.repo_url and self.commit) or block.origin_file in self.uncommitted:
+            return None
+        return f"{self.repo_url.rstrip('/')}/blob/{self.commit}/{block.origin_file}#L{block.origin_line}"
+
+    def origin_note(self, result: BlockResult) -> str:
+        """One short line under a block: its `file:line` (linked where it can be) and how its output
+        got onto the page: run in this build, reused from the execution cache, or shown from a
+        recording; for a GPU-only block, the GPU its output was recorded on (the only GPU note)."""
+        place = f"<code>{_inline(result.block.origin)}</code>"
+        if url := self.origin_url(result.block):
+            place = f'<a href="{html.escape(url)}" title="This block in the handbook&#39;s repository">{place}</a>'
+        kind, run_it = "handbook-origin", ""
+        if result.status in {Status.GPU_RECORDED, Status.GPU_MISSING}:
+            kind += " .handbook-gpu"
+            if self.colab_url:
+                run_it = (
+                    f' To run it on a GPU yourself, <a href="{html.escape(self.colab_url)}">open this chapter in '
+                    "Colab</a> and choose a GPU runtime."
+                )
+        # A Markdown paragraph with its class in an attribute list, not a <p> of raw HTML: inside
+        # tabs (`source="tabbed-left"`) markdown-exec indents the output, and indented raw HTML
+        # would land inside a paragraph of its own.
+        return f"{place}: {_inline(how_shown(result))}{run_it}\n{{: .{kind} }}"
+
+
+def how_shown(result: BlockResult) -> str:
+    """How a block's output got onto the page, in a few words."""
+    status = result.status
+    if status == Status.GPU_RECORDED and (gpu := result.gpu):
+        return (
+            f"GPU-only block, not run in this build. Output recorded on {gpu.device} with torch {gpu.torch} "
+            f"on {gpu.date}."
+        )
+    if status == Status.GPU_MISSING:
+        return "GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet."
+    if status == Status.RECORDED:
+        return "not run in this build; shown from its recording (a render-only preview)."
+    if not status.passes and status not in {Status.DRIFT, Status.UNRECORDED}:
+        return f"{status.meaning}."
+    if status == Status.CACHED or result.from_cache:
+        return "ran in an earlier build; its run was reused from the execution cache."
+    return "ran in this build."
 
 
 def _refuse_unwritable(result: BlockResult, code: str, language: str, options: dict) -> None:
@@ -164,6 +196,19 @@ def _refuse_unwritable(result: BlockResult, code: str, language: str, options: d
 def _code_block(language: str, text: str, title: str) -> str:
     """`text` as a code block with a title, in a fence that no line of it can end."""
     return fenced(text, f'{language} title="{title}"')
+
+
+def _output_block(language: str, text: str) -> str:
+    """A block's output: a code block titled "Output" with the class `handbook-output` (superfences'
+    attribute syntax, which holds inside tabs too), which handbook.css sets apart from the source:
+    its own background, a bar in the accent colour, and a label that stays in view."""
+    return fenced(text, f'{{.{language} .handbook-output title="Output"}}')
+
+
+def _inline(text: str) -> str:
+    """`text` as Markdown that shows it as it is: HTML escaped, and Markdown's own marks as
+    character references (a path's `__init__` is not bold)."""
+    return "".join(f"&#{ord(c)};" if c in "_*`[]{}\\" else html.escape(c) for c in text)
 
 
 def other_python_note(pythons: list[str], output: str) -> str:

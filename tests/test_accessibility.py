@@ -191,7 +191,7 @@ def test_every_page_has_no_serious_axe_violation(browser, site_url, axe_script, 
 
 
 # The handbook-* notes rendering.py writes, including those no page may show today (a drift warning).
-NOTES = ["note", "cut", "gpu", "warning", "changed", "python"]
+NOTES = ["origin", "note", "cut", "gpu", "warning", "changed", "python"]
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)

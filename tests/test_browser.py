@@ -67,10 +67,15 @@ def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
     screenshot(page, "chapter-tensors")
     titles = page.locator(".highlight .filename").all_inner_texts()
     assert titles.count("Output") >= 12
+    assert page.locator(".highlight.handbook-output").count() >= 12
     link = page.locator("a.pytorch-source").first
     assert link.get_attribute("href").startswith("https://github.com/pytorch/pytorch/blob/v2.13.0/")
-    assert link.get_attribute("data-tag") == "v2.13.0"
     assert "v2.13.0" in link.get_attribute("title")
+    # The file and lines are shown beside the link, not only in its tooltip.
+    where = page.locator("a.pytorch-source + .pytorch-where, a.pytorch-source ~ .pytorch-where").first
+    assert where.is_visible() and ":" in where.inner_text()
+    origin = page.locator(".handbook-origin").first
+    assert origin.is_visible() and origin.inner_text().startswith("snippets/")
 
 
 def test_copy_button_copies_a_block(page, site_url):
@@ -81,6 +86,53 @@ def test_copy_button_copies_a_block(page, site_url):
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("import torch")
     assert copied.strip() == block.locator("code").inner_text().strip()
+
+
+# Every code block of a chapter, its source and its output, quoted PyTorch source included (its line
+# numbers are inline, `linenums_style: pymdownx-inline`): what scrolls sideways, as "page: first line".
+OVERFLOWING = """() => [...document.querySelectorAll("article .highlight pre > code")]
+  .filter(code => code.scrollWidth > code.clientWidth + 1)
+  .map(code => `${location.pathname}: ${code.textContent.split("\\n")[0].slice(0, 60)}`)"""
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["1280px", "390px"]
+)
+def test_no_code_block_scrolls_sideways_on_any_chapter(browser, site_url, viewport):
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    hidden, blocks = [], 0
+    for chapter in CHAPTERS:
+        page.goto(f"{site_url}/{chapter}/", wait_until="networkidle")
+        blocks += page.locator("article .highlight pre > code").count()
+        hidden += page.evaluate(OVERFLOWING)
+    context.close()
+    assert blocks > 100, f"only {blocks} code blocks found on the chapters"
+    assert hidden == [], f"{len(hidden)} code block(s) scroll sideways at {viewport['width']}px:\n" + "\n".join(hidden)
+
+
+# The first source block on the page whose lines the browser wraps: its text, and its id.
+WRAPPED_BLOCK = """() => {
+  for (const code of document.querySelectorAll("article div.highlight:not(.handbook-output) > pre > code")) {
+    const style = getComputedStyle(code);
+    const inner = code.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    const shown = Math.round(inner / parseFloat(style.lineHeight));
+    const lines = code.textContent.replace(/\\n$/, "").split("\\n").length;
+    if (shown > lines) { code.closest(".highlight").id = "wrapped-block"; return code.textContent; }
+  }
+  return null;
+}"""
+
+
+def test_a_wrapped_block_copies_its_lines_unwrapped(page, site_url):
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    text = page.evaluate(WRAPPED_BLOCK)
+    assert text, "no code block on /autograd/ wraps at 1280px: pick a page with a longer line"
+    block = page.locator("#wrapped-block")
+    block.hover()
+    block.locator("button[data-md-type='copy']").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip("\n").split("\n") == text.strip("\n").split("\n")  # no line break added, none lost
 
 
 def test_notebook_download_is_a_valid_notebook(page, site_url):

@@ -50,6 +50,7 @@ def test_the_sites_configuration_is_read_without_running_its_tags():
     assert config.nav["tensors.md"] == "Tensors and storage"
     assert list(config.nav)[:2] == ["index.md", "setup.md"]  # the reading order
     assert config.sections_exempt == {"index.md", "what-changed.md"}
+    assert config.repo_url == "https://github.com/pytorch-internals-executed/handbook"  # where blocks link
 
 
 def test_execute_then_a_render_only_build_gives_the_site_a_build_alone_gives(project):

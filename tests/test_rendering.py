@@ -63,8 +63,11 @@ def rendered(renderer: PageRenderer, page: str) -> str:
         "format": markdown_exec.formatter,
     }
     converter = markdown.Markdown(
-        extensions=["attr_list", "md_in_html", "pymdownx.superfences"],
-        extension_configs={"pymdownx.superfences": {"custom_fences": [fence]}},
+        extensions=["attr_list", "md_in_html", "pymdownx.superfences", "pymdownx.tabbed"],
+        extension_configs={
+            "pymdownx.superfences": {"custom_fences": [fence]},
+            "pymdownx.tabbed": {"alternate_style": True},
+        },
     )
     return converter.convert(textwrap.dedent(page))
 
@@ -108,3 +111,76 @@ def test_options_that_would_unfence_the_output_are_refused(option):
     renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "<b>bold</b>", block=BLOCK)])
     with pytest.raises(RefusedBlock, match=r"docs/ch.md:3: "):
         rendered(renderer, f'```python exec="on" {option}\nprint(1)\n```\n')
+
+
+def under(renderer: PageRenderer, result: BlockResult) -> str:
+    """What goes under a block, converted as a page converts it."""
+    extensions = ["attr_list", "pymdownx.superfences", "pymdownx.highlight"]
+    return markdown.Markdown(extensions=extensions).convert(renderer.output_markdown(result, "text"))
+
+
+def test_output_is_boxed_apart_from_the_source_with_its_origin_linked_under_it():
+    renderer = PageRenderer(
+        "ch.md", [BlockResult(Status.OK, "42", block=BLOCK)], repo_url="https://github.com/o/h/", commit="abc123"
+    )
+    html = rendered(renderer, '```python exec="on"\nprint(1)\n```\n')
+    assert html.index("print") < html.index("handbook-output")  # the source comes first
+    box = html[html.index('<div class="handbook-output') :]
+    assert '<span class="filename">Output</span>' in box and "42" in box
+    assert (
+        '<p class="handbook-origin"><a href="https://github.com/o/h/blob/abc123/docs/ch.md#L3" '
+        'title="This block in the handbook&#39;s repository"><code>docs/ch.md:3</code></a>: ran in this build.</p>'
+    ) in box  # under the output
+
+
+def test_inside_tabs_the_output_keeps_its_box_and_the_origin_its_paragraph():
+    renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "42", block=BLOCK)])
+    html = rendered(renderer, '```python exec="on" source="tabbed-left"\nprint(1)\n```\n')
+    assert 'class="tabbed-set' in html and '<div class="handbook-output' in html
+    assert "<p><p" not in html and "{:" not in html
+    assert '<p class="handbook-origin"><code>docs/ch.md:3</code>: ran in this build.</p>' in html
+
+
+@pytest.mark.parametrize(
+    ("status", "from_cache", "said"),
+    [
+        (Status.OK, False, "ran in this build."),
+        (Status.CACHED, True, "ran in an earlier build; its run was reused from the execution cache."),
+        (Status.RECORDED, False, "not run in this build; shown from its recording (a render-only preview)."),
+        (Status.DRIFT, True, "ran in an earlier build; its run was reused from the execution cache."),
+    ],
+)
+def test_the_origin_line_says_how_the_output_got_onto_the_page(status, from_cache, said):
+    shown = under(PageRenderer("ch.md", []), BlockResult(status, "out", block=BLOCK, from_cache=from_cache))
+    assert f'<p class="handbook-origin"><code>docs/ch.md:3</code>: {said}</p>' in shown  # no repository: no link
+
+
+def test_without_a_commit_or_for_an_uncommitted_file_the_origin_is_plain_text():
+    block = Block("ch.md", 1, "b", "print(1)", "snippets/custom_ops/__init__.py", 3, 2)
+    result = BlockResult(Status.OK, "out", block=block)
+    for renderer in (
+        PageRenderer("ch.md", [], repo_url="https://github.com/o/h"),
+        PageRenderer(
+            "ch.md", [], repo_url="https://github.com/o/h", commit="c", uncommitted=frozenset({block.origin_file})
+        ),
+    ):
+        shown = under(renderer, result)
+        assert "<a " not in shown and "<strong>" not in shown
+        assert "<code>snippets/custom&#95;ops/&#95;&#95;init&#95;&#95;.py:3</code>: ran in this build." in shown
+
+
+def test_a_gpu_block_has_one_note_under_its_output_naming_the_gpu_and_its_origin():
+    from handbook.execution.recordings import GpuRecording
+
+    gpu = GpuRecording(device="NVIDIA H200", torch="2.13.0+cu130", date="2026-11-29", output="0")
+    renderer = PageRenderer("ch.md", [], colab_url="https://colab.research.google.com/github/o/h/x.ipynb")
+    shown = under(renderer, BlockResult(Status.GPU_RECORDED, "0", block=BLOCK, gpu=gpu))
+    assert shown.count("<p class=") == 1 and shown.index("handbook-output") < shown.index("handbook-origin")
+    assert (
+        '<p class="handbook-origin handbook-gpu"><code>docs/ch.md:3</code>: GPU-only block, not run in this build. '
+        "Output recorded on NVIDIA H200 with torch 2.13.0+cu130 on 2026-11-29. To run it on a GPU yourself, "
+        '<a href="https://colab.research.google.com/github/o/h/x.ipynb">open this chapter in Colab</a>'
+    ) in shown
+    missing = under(renderer, BlockResult(Status.GPU_MISSING, "", block=BLOCK))
+    assert "handbook-output" not in missing and missing.count("<p class=") == 1
+    assert "no output has been recorded on a GPU yet" in missing

@@ -93,7 +93,7 @@ def test_rewrite_renders_links_and_excerpts_and_collects_errors(linker):
     )
     result = linker.rewrite(page, "p.md")
     tag = linker.tree.identity.tag
-    assert f'data-tag="{tag}"' in result.markdown
+    assert "{: .pytorch-source }" in result.markdown and "data-tag" not in result.markdown
     assert "void bump()" in result.markdown  # the excerpt is the installed source
     assert "[y](pytorch:not/rewritten.h)" in result.markdown
     assert [c.section for c in result.citations] == ["One", "One"]
@@ -157,3 +157,26 @@ def test_a_link_into_a_dunder_file_keeps_its_title_and_attributes(linker):
     html = markdown.Markdown(extensions=["attr_list"]).convert(rewritten)
     assert "<strong>" not in html and "{:" not in html
     assert 'class="pytorch-source"' in html and 'title="PyTorch v' in html and "torch/__init__.py lines" in html
+
+
+def test_a_link_shows_its_file_and_lines_without_a_tag_badge(linker):
+    import markdown
+
+    rewritten = linker.rewrite("See [`torch.compile`](pytorch:torch/__init__.py#compile).\n", "p.md").markdown
+    html = markdown.Markdown(extensions=["attr_list"]).convert(rewritten)
+    compile_ = linker.resolve("torch/__init__.py#compile")
+    # The browser shows `&#95;` as `_`: Markdown did not read `__init__` as bold.
+    assert f'<span class="pytorch-where">__init__.py:{compile_.first}-{compile_.last}</span>' in html.replace(
+        "&#95;", "_"
+    )
+    assert "data-tag" not in html and "<strong>" not in html
+    path_only = linker.rewrite("[the engine](pytorch:torch/csrc/autograd/engine.cpp)\n", "p.md").markdown
+    assert path_only.endswith('<span class="pytorch-where">engine.cpp</span>\n')
+
+
+def test_the_file_and_lines_follow_the_whole_word_a_link_is_part_of(linker):
+    rewritten = linker.rewrite("Two [`Edge`](pytorch:torch/csrc/autograd/edge.h#Edge)s, then.\n", "p.md").markdown
+    assert rewritten.startswith("Two [`Edge`](https://github.com/pytorch/pytorch/blob/")
+    assert '{: .pytorch-source }s<span class="pytorch-where">edge.h:' in rewritten and rewritten.endswith(
+        "</span>, then.\n"
+    )

@@ -20,6 +20,7 @@ from handbook.sources.tree import SourceError, SourceTree
 from handbook.tree_files import read_text
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
+LINK_IN_WORD = re.compile(LINK.pattern + r"(?P<tail>[\w’']*)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
 MAX_EXCERPT_LINES = 60
 LANGUAGES = {".py": "python", ".h": "cpp", ".hpp": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cu": "cpp", ".yaml": "yaml"}
@@ -89,13 +90,16 @@ class SourceLinker:
             )
         return spans[0]
 
-    def link_markup(self, resolved: Resolved) -> str:
-        where = f"{resolved.path}" + (f" lines {resolved.first}-{resolved.last}" if resolved.first else "")
+    def link_markup(self, resolved: Resolved, where: bool = True) -> str:
+        """A resolved link: its URL and title in Markdown's syntax, then (with `where`) the file and
+        lines it points at, as a small suffix a reader sees without hovering (on a phone, too).
+
+        Every link is at the installed torch's tag, the edition's, which the banner names on every
+        page: no link carries a tag badge of its own."""
+        lines = f" lines {resolved.first}-{resolved.last}" if resolved.first else ""
         # The title in Markdown's own syntax: inside an attribute list, `__init__` would be read as bold.
-        return (
-            f'({resolved.url} "PyTorch {self.tree.identity.tag}: '
-            f'{where}"){{: .pytorch-source data-tag="{self.tree.identity.tag}" }}'
-        )
+        markup = f'({resolved.url} "PyTorch {self.tree.identity.tag}: {resolved.path}{lines}"){{: .pytorch-source }}'
+        return f"{markup}{where_span(resolved)}" if where else markup
 
     def excerpt_markup(self, resolved: Resolved, indent: str) -> str:
         source = self.tree.file(resolved.path)
@@ -113,7 +117,7 @@ class SourceLinker:
         fence = "````"
         block = (
             f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View '
-            f"{resolved.symbol} on GitHub]{self.link_markup(resolved)}"
+            f"{resolved.symbol} on GitHub]{self.link_markup(resolved, where=False)}"
         )
         return "\n".join(indent + line if line else line for line in block.splitlines())
 
@@ -141,12 +145,18 @@ class SourceLinker:
                     line,
                 )
             else:
-                markup = (lambda r: f"({r.url})") if plain else self.link_markup
 
-                def linked(m: re.Match, section: str = section, number: int = number, markup=markup) -> str:
+                def linked(m: re.Match, section: str = section, number: int = number) -> str:
+                    tail = m["tail"]  # the rest of a word the link is part of (`Edge`s): the suffix follows it
+
+                    def markup(r: Resolved) -> str:
+                        if plain:
+                            return f"({r.url}){tail}"
+                        return f"{self.link_markup(r, where=False)}{tail}{where_span(r)}"
+
                     return "]" + self._apply(result, page, section, number, m["target"], markup, m[0][1:])
 
-                line = LINK.sub(linked, line)
+                line = LINK_IN_WORD.sub(linked, line)
             output.append(line)
         result.markdown = "\n".join(output) + ("\n" if markdown.endswith("\n") else "")
         return result
@@ -162,6 +172,22 @@ class SourceLinker:
             return original
         result.citations.append(Citation(resolved, page, section))
         return rendered
+
+
+def where_text(resolved: Resolved) -> str:
+    """What a link's suffix shows: the file's name and the lines, e.g. `TensorImpl.h:120-160`; the
+    whole path is in the link's title and its URL, and on the Source map."""
+    name = resolved.path.rsplit("/", 1)[-1]
+    return f"{name}:{resolved.first}-{resolved.last}" if resolved.first else name
+
+
+def where_span(resolved: Resolved) -> str:
+    return f'<span class="pytorch-where">{_literal(where_text(resolved))}</span>'
+
+
+def _literal(text: str) -> str:
+    """`text` as inline HTML that Markdown leaves as it is (`__init__.py` is not bold)."""
+    return "".join(f"&#{ord(c)};" if c in "_*`[]\\<>&" else c for c in text)
 
 
 def sections_without_links(markdown: str) -> list[str]:
