@@ -14,10 +14,18 @@ import subprocess
 import threading
 from pathlib import Path
 
+from handbook.environment import installed_torch
 from handbook.execution.tree_guard import tree_digest
+from handbook.releases import recorded_releases
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "site"
+# Where `make test` has each edition's strict build write its site (the Makefile's SITE): the
+# installed torch's in site/, every other in .cache/site-<release>.
+EDITION_SITES = {
+    release: SITE if release == installed_torch().release else REPO / f".cache/site-{release}"
+    for release in recorded_releases(REPO)
+}
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

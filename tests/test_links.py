@@ -8,26 +8,20 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from site_browser import stale
+from site_browser import EDITION_SITES, stale
 from site_links import Site, report
 
-from handbook.environment import installed_torch
 from handbook.notebooks import link_base
 from handbook.prebuild import read_config
-from handbook.releases import recorded_releases
 
 REPO = Path(__file__).resolve().parent.parent
-BUILT_SITES = {
-    release: REPO / ("site" if release == installed_torch().release else f".cache/site-{release}")
-    for release in recorded_releases(REPO)
-}
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("release", sorted(BUILT_SITES))
+@pytest.mark.parametrize("release", sorted(EDITION_SITES))
 def test_every_link_of_each_edition_resolves(release):
     """The site the strict build of each edition wrote (`make test` builds every edition first)."""
-    root = BUILT_SITES[release]
+    root = EDITION_SITES[release]
     problem = stale(root)
     assert problem is None, problem
     site_url = read_config(REPO / "mkdocs.yml").site_url

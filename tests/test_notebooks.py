@@ -12,7 +12,7 @@ import pytest
 import torch
 from markdown_it import MarkdownIt
 from nbclient import NotebookClient
-from site_browser import stale
+from site_browser import EDITION_SITES, stale
 
 from handbook.environment import installed_torch
 from handbook.execution.blocks import scan_docs
@@ -32,7 +32,6 @@ from handbook.notebooks import (
     write,
 )
 from handbook.prebuild import read_config
-from handbook.releases import recorded_releases
 from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,17 +68,11 @@ def test_install_command_installs_the_recorded_build():
     assert install_command("2.15.0+cu132") == "pip install torch==2.15.0"
 
 
-BUILT_SITES = {
-    release: REPO / ("site" if release == installed_torch().release else f".cache/site-{release}")
-    for release in recorded_releases(REPO)
-}
-
-
 @pytest.mark.full
-@pytest.mark.parametrize("release", sorted(BUILT_SITES))
+@pytest.mark.parametrize("release", sorted(EDITION_SITES))
 def test_each_edition_notebooks_are_clean(release):
     """The notebooks the strict build of each edition wrote (`make test` builds every edition first)."""
-    site = BUILT_SITES[release]
+    site = EDITION_SITES[release]
     site_url = read_config(REPO / "mkdocs.yml").site_url
     problem = stale(site)
     assert problem is None, problem
