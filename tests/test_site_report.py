@@ -107,7 +107,7 @@ def test_the_banner_and_the_page_say_every_cpu_block_ran_when_every_one_did():
     provenance = Provenance.of(RUN)
     assert (provenance.blocks, provenance.executed, provenance.recorded, provenance.gpu) == (5, 4, 0, 1)
     assert provenance.lead() == "Every example on this site but the 1 GPU-only one was executed with"
-    assert "was executed for this build (2 in this build, 2 reused from an earlier build" in render(RUN, TITLES)
+    assert "was executed: 2 in this build, 2 in an earlier build with identical code" in render(RUN, TITLES)
     executed = site(result("tensors.md", 1, Status.OK))
     assert Provenance.of(executed).lead() == "Every example on this site was executed with"
 
@@ -125,4 +125,4 @@ def test_a_render_only_preview_says_what_it_did_not_execute():
     )
     page = render(preview, TITLES)
     assert "render-only preview (`HANDBOOK_EXECUTE=0`): 2 of 3 blocks were not executed" in page
-    assert "was executed for this build" not in page
+    assert "was executed:" not in page

@@ -61,8 +61,9 @@ def render(site: SiteRun, titles: dict[str, str]) -> str:
         "blocks were not executed, and each shows the output recorded for this torch release under "
         "`recordings/`. A full build runs each page as follows."
         if provenance.preview
-        else f"Every CPU block on this site was executed for this build ({statuses[Status.OK]} in this build, "
-        f"{statuses[Status.CACHED]} reused from an earlier build with identical code, includes and environment)."
+        else f"Every CPU block on this site was executed: {statuses[Status.OK]} in this build, "
+        f"{statuses[Status.CACHED]} in an earlier build with identical code, includes and environment, whose "
+        "runs were reused."
     )
     lines = [
         "# How this site is built",
