@@ -23,7 +23,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build execute properdocs test test-fast pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: environment serve build execute properdocs test test-fast pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -39,6 +39,12 @@ $(INSTALLED): requirements.lock $(TORCH_LOCK) pyproject.toml
 
 $(TORCH_LOCK):
 	@echo "error: torch $(TORCH) has no lock, $@; write it with: python3 tools/lock.py $(TORCH)" >&2; exit 1
+
+# `make environment TORCH=<release>`: that release's environment alone; `environment-<release>` the
+# same (a pattern rule, so not declared phony: make would skip it).
+environment: $(INSTALLED)
+environment-%:
+	@$(MAKE) --no-print-directory environment TORCH=$*
 
 # --dirty: a rebuild renders only the pages an edit changed (handbook/rebuilds.py).
 SERVE_ADDR ?= 127.0.0.1:8000
@@ -80,10 +86,13 @@ $(AXE): package.json package-lock.json
 	touch $@
 
 # The strict build first: it fills the execution cache that the per-block test items
-# reuse. Every other supported torch is built against its own recordings too.
+# reuse. Every other supported torch is built against its own recordings too; their
+# environments install while the first build runs (pip waits on the network and the disk,
+# the build on the CPU).
+OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
 test: $(INSTALLED) $(AXE)
-	@$(MAKE) --no-print-directory build
-	@for torch in $(filter-out $(TORCH),$(SUPPORTED)); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
+	@$(MAKE) --no-print-directory -j 3 build $(addprefix environment-,$(OTHER_RELEASES))
+	@for torch in $(OTHER_RELEASES); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" --durations=25 tests README.md
