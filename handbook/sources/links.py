@@ -90,16 +90,13 @@ class SourceLinker:
             )
         return spans[0]
 
-    def link_markup(self, resolved: Resolved, where: bool = True) -> str:
-        """A resolved link: its URL and title in Markdown's syntax, then (with `where`) the file and
-        lines it points at, as a small suffix a reader sees without hovering (on a phone, too).
-
-        Every link is at the installed torch's tag, the edition's, which the banner names on every
-        page: no link carries a tag badge of its own."""
+    def link_markup(self, resolved: Resolved) -> str:
+        """A resolved link: its URL and title in Markdown's syntax. Every link is at the installed
+        torch's tag, the edition's, which the banner names on every page: no link carries a tag
+        badge of its own (in running text, `where_span` follows it with its file and lines)."""
         lines = f" lines {resolved.first}-{resolved.last}" if resolved.first else ""
         # The title in Markdown's own syntax: inside an attribute list, `__init__` would be read as bold.
-        markup = f'({resolved.url} "PyTorch {self.tree.identity.tag}: {resolved.path}{lines}"){{: .pytorch-source }}'
-        return f"{markup}{where_span(resolved)}" if where else markup
+        return f'({resolved.url} "PyTorch {self.tree.identity.tag}: {resolved.path}{lines}"){{: .pytorch-source }}'
 
     def excerpt_markup(self, resolved: Resolved, indent: str) -> str:
         source = self.tree.file(resolved.path)
@@ -117,7 +114,7 @@ class SourceLinker:
         fence = "````"
         block = (
             f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View '
-            f"{resolved.symbol} on GitHub]{self.link_markup(resolved, where=False)}"
+            f"{resolved.symbol} on GitHub]{self.link_markup(resolved)}"
         )
         return "\n".join(indent + line if line else line for line in block.splitlines())
 
@@ -152,7 +149,7 @@ class SourceLinker:
                     def markup(r: Resolved) -> str:
                         if plain:
                             return f"({r.url}){tail}"
-                        return f"{self.link_markup(r, where=False)}{tail}{where_span(r)}"
+                        return f"{self.link_markup(r)}{tail}{where_span(r)}"
 
                     return "]" + self._apply(result, page, section, number, m["target"], markup, m[0][1:])
 
