@@ -47,9 +47,6 @@ class Provenance:
             return f"Every example on this site but the {self.gpu} GPU-only {ones} was executed with"
         return "Every example on this site was executed with"
 
-    def as_dict(self) -> dict:
-        return {"blocks": self.blocks, "executed": self.executed, "recorded": self.recorded, "gpu": self.gpu}
-
 
 def render(site: SiteRun, titles: dict[str, str]) -> str:
     env = site.environment
