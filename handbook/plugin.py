@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import notebooks, rebuilds
+from handbook import notebooks, page_meta, rebuilds
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
@@ -147,6 +147,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if page.file.src_uri == source_map.PAGE:
             page.meta["search"] = {"exclude": True}  # a table of what the chapters link: they are indexed
         self.rendered.add(page.url)
+        if "description" not in page.meta and (text := page_meta.description(html)):
+            page.meta["description"] = text
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
         if missing:
