@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from markdown_exec import base_format
+from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 from pymdownx.superfences import SuperFencesException
 
@@ -85,7 +86,9 @@ class PageRenderer:
         options["extra"] = {key: value for key, value in options.get("extra", {}).items() if key not in ENGINE_OPTIONS}
         if options.get("id_prefix") is None:
             options["id_prefix"] = f"{result.block.id}-"
-        return base_format(
+        # An empty element before the block gives links (What changed's "in context") the block itself;
+        # a div, which Markdown leaves out of paragraphs (a span would open one around the block).
+        return Markup(f'<div id="{result.block.anchor}"></div>') + base_format(
             language="python",
             run=lambda _code, **_: self.output_markdown(result, language),
             code=code,

@@ -1,4 +1,4 @@
-"""WCAG 2.1 AA in the browser: axe-core over every built page, and the keyboard alone.
+"""WCAG 2.2 AA in the browser: axe-core over every built page, and the keyboard alone.
 
 axe-core comes from npm (`npm ci`, which `make test` runs) and is injected into
 the pages by these tests only; the site never ships it. Every page under site/
@@ -17,7 +17,7 @@ from site_browser import ARTIFACTS, NARROW, REPO, serve, site_pages
 from handbook.rendering import other_python_note
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 BLOCKING = {"serious", "critical"}
 # Playwright's emulated preference -> the scheme Material must then show.
 SCHEMES = {"light": "default", "dark": "slate"}

@@ -162,6 +162,19 @@ def test_narrow_viewport_is_usable(browser, site_url):
     context.close()
 
 
+NAV_LINK_HEIGHTS = """() => [...document.querySelectorAll('.md-sidebar a.md-nav__link')]
+  .filter(a => a.offsetParent).map(a => [a.textContent.trim(), a.getBoundingClientRect().height])"""
+
+
+def test_navigation_links_are_at_least_24_px_tall(page, site_url):
+    """WCAG 2.2's target size (2.5.8): Material's own navigation and contents links are 18 px."""
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    heights = page.evaluate(NAV_LINK_HEIGHTS)
+    assert len(heights) > 20, f"only {len(heights)} visible links in the sidebars"
+    small = [(text, round(height, 1)) for text, height in heights if height < 24]
+    assert not small, small
+
+
 def test_a_phone_sees_the_chapter_title_then_its_notebook_and_colab(browser, site_url):
     """The notebook is a download and a Colab button at the top of its chapter, not a page."""
     context = browser.new_context(**NARROW)

@@ -23,7 +23,7 @@ print("strides: (3, 1)")
 CHANGES = "# What changed\n\n## From torch 2.12 to 2.13\n\n<!-- what-changed 2.12.0 2.13.0 -->\n"
 
 
-def test_changed_block_has_a_note_and_an_entry_under_its_section(project):
+def test_changed_block_has_a_note_and_an_entry_under_its_section_linked_to_the_block(project):
     project.write("docs/demo.md", PAGE)
     project.write("docs/what-changed.md", CHANGES)
     config = project.root / "mkdocs.yml"
@@ -41,7 +41,11 @@ def test_changed_block_has_a_note_and_an_entry_under_its_section(project):
     assert notes == ["../what-changed/#changed-2.13-demo-block-2"]
     changes = (project.root / "site/what-changed/index.html").read_text()
     headings = re.findall(r"<h([34])[^>]*>(.*?)<", changes)
-    assert ("3", "Demo") in headings and ("4", "Strides of a view") in headings
+    assert ("3", "Demo") in headings and "<p><strong>Strides of a view</strong></p>" in changes
+    assert not [title for level, title in headings if level == "4" and title != "Keyboard Shortcuts"]
+    # "in context" lands on the block itself, whose place on its page has that id.
+    assert '<a href="../demo/#block-block-2">Block 2 in context</a>' in changes
+    assert '<div id="block-block-2"></div>' in page
     assert 'id="changed-2.13-demo-block-2"' in changes and "block-1" not in changes
     assert "-strides: (1, 3)" in changes and "+strides: (3, 1)" in changes
     assert "Of 2 recorded outputs, <strong>1 differ</strong>" in changes

@@ -71,6 +71,11 @@ class Block:
     def label(self) -> str:
         return f"{self.page} block {self.index} ({self.id})"
 
+    @property
+    def anchor(self) -> str:
+        """The id the block's place on its page has, for links to the block itself."""
+        return f"block-{self.id}"
+
 
 @dataclass(frozen=True)
 class Page:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from markdown.extensions.toc import slugify
-
 from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
@@ -50,7 +48,7 @@ def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, s
 def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> list[str]:
     # Measured values differ from run to run: what changed is the text around them.
     diff = unified_diff(masked(before), masked(after), block.id, (f"torch {old}", f"torch {new}"))
-    context = f"{block.page}#{slugify(block.section, '-')}" if block.section else block.page
+    context = f"{block.page}#{block.anchor}"
     # attr_list gives the paragraph its id when the list is on the paragraph's last line, alone.
     return [
         f"[Block {block.index} in context]({context}), from `{block.origin}`:",
@@ -92,8 +90,10 @@ def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str,
         section = None
         for block in blocks:
             if block.section != section:
+                # In bold, not a heading: the table of contents lists the releases and the pages,
+                # and would otherwise repeat every changed section of the site once per release pair.
                 section = block.section
-                lines += [f"#### {section or 'Introduction'}", ""]
+                lines += [f"**{section or 'Introduction'}**", ""]
             name = (page.path, after_recordings.path(block).name)
             lines += _block_entry(block, old, new, before[name], after[name])
     lines += _anchors_table(before_recordings.anchors(), after_recordings.anchors(), old, new)
