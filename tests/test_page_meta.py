@@ -21,6 +21,11 @@ def test_a_long_paragraph_is_cut_at_a_word():
     assert len(text) <= LONGEST + 1 and text.endswith("stride…")
 
 
+def test_quotes_and_markup_characters_are_escaped_for_the_attribute():
+    text = description('<p>The "modified by an inplace operation" error &amp; <code>a&lt;b</code></p>')
+    assert text == "The &#34;modified by an inplace operation&#34; error &amp; a&lt;b"
+
+
 def test_a_page_without_a_paragraph_has_none():
     assert description("<h1>Only a title</h1><pre>code</pre>") is None
 

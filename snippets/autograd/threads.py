@@ -182,8 +182,18 @@ print(f"nested backwards at depth {min(there)}..{max(there)}: "
 print("marker.value seen at depth 1:", Nested.seen[1][2], "| at the deepest:", Nested.seen[-1][2])
 # --8<-- [end:depth]
 
+import os
+
+
+def leave():
+    """Exit without interpreter teardown: the thread the engine started for the deep reentrant
+    backwards above is still alive, and tearing down under it can abort (std::terminate)."""
+    sys.stdout.flush()
+    os._exit(0)
+
+
 if not torch.cuda.is_available():   # the region below is a GPU-only block
-    raise SystemExit(0)
+    leave()
 
 # --8<-- [start:device_thread]
 x = torch.randn(3, requires_grad=True)        # a CPU leaf
@@ -195,3 +205,4 @@ caller = threading.get_ident()
 print("Probe on the CUDA tensor ran on the calling thread:", Probe.threads[0] == caller)
 print("Probe on the CPU tensor ran on the calling thread: ", Probe.threads[1] == caller)
 # --8<-- [end:device_thread]
+leave()
