@@ -149,6 +149,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.rendered.add(page.url)
         if "description" not in page.meta and (text := page_meta.description(html)):
             page.meta["description"] = text
+        if self.renderer and page.present_anchor_ids is not None:  # links to blocks are valid, not "missing" INFO lines
+            page.present_anchor_ids |= self.renderer.anchors()
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
         if missing:

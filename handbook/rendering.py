@@ -77,6 +77,10 @@ class PageRenderer:
     def not_rendered(self) -> list[str]:
         return [result.block.label for index, result in enumerate(self.results) if index not in self.taken]
 
+    def anchors(self) -> set[str]:
+        """The ids put before the rendered blocks, which MkDocs' anchor check cannot see in them."""
+        return {self.results[index].block.anchor for index in self.taken}
+
     def format_python(self, *, code: str, **options) -> str:
         """markdown-exec's formatter for `python` fences: source above, the output as text below, by default."""
         result = self.take(code)

@@ -184,3 +184,10 @@ def test_a_gpu_block_has_one_note_under_its_output_naming_the_gpu_and_its_origin
     missing = under(renderer, BlockResult(Status.GPU_MISSING, "", block=BLOCK))
     assert "handbook-output" not in missing and missing.count("<p class=") == 1
     assert "no output has been recorded on a GPU yet" in missing
+
+
+def test_each_rendered_block_has_an_id_before_it_and_the_renderer_names_it():
+    renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "1\n", block=BLOCK)])
+    html = rendered(renderer, '```python exec="on"\nprint(1)\n```\n')
+    assert html.index(f'<div id="{BLOCK.anchor}"></div>') < html.index("print")
+    assert renderer.anchors() == {BLOCK.anchor}
