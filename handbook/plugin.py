@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import notebooks, page_meta, rebuilds
+from handbook import notebooks, page_meta, page_weight, rebuilds
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
@@ -157,7 +157,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             raise PluginError(
                 f"docs/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}"
             )
-        return html
+        return page_weight.without_plain_token_spans(html)
 
     def _format_python(self, **options) -> str:
         if self.renderer is None:
