@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from handbook.environment import RECORDED_PYTHON, installed_torch, python_minor
+from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version, python_minor
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
@@ -29,7 +29,7 @@ from handbook.reports.execution_report import site_problems
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
 from handbook.tree_files import write_atomically
-from handbook.versions import deploy_command, tool_environment
+from handbook.versions import LATEST, NOT_FOUND_PAGE, deploy_command, publish_not_found_page, tool_environment
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -68,9 +68,14 @@ def deploy(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    command = deploy_command(args.root, installed_torch().release, args.branch)
+    release = installed_torch().release
+    command = deploy_command(args.root, release, args.branch)
     print(" ".join(command))
-    return subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
+    deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
+    if deployed == 0 and LATEST in command:  # the default version's 404 answers for the whole site
+        publish_not_found_page(args.root, minor_version(release), args.branch)
+        print(f"{NOT_FOUND_PAGE} at the root of {args.branch}: torch {minor_version(release)}'s")
+    return deployed
 
 
 def check_site(args: argparse.Namespace) -> int:

@@ -8,18 +8,23 @@ recorded release also carries the `latest` alias. mike commits to the local
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from handbook import switches
 from handbook.environment import minor_version
 from handbook.releases import recorded_releases
 
+NOT_FOUND_PAGE = "404.html"
+LATEST = "latest"  # the alias of the newest recorded release, and the default version
+
 
 def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[str]:
     version = minor_version(release)
     releases = recorded_releases(root)
-    aliases = ["latest"] if releases and releases[-1] == release else []
+    aliases = [LATEST] if releases and releases[-1] == release else []
     mike = str(Path(sys.executable).parent / "mike")
     return [mike, "deploy", "--branch", branch, "--update-aliases", "--title", f"torch {version}", version, *aliases]
 
@@ -28,3 +33,25 @@ def tool_environment() -> dict[str, str]:
     """mike runs `mkdocs` from PATH: it must be this environment's."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     return {**os.environ, "PATH": path, switches.VERSION_PROVIDER: "mike"}
+
+
+def publish_not_found_page(root: Path, version: str, branch: str = "gh-pages") -> str:
+    """Commit `version`'s 404 page as the branch's own: GitHub Pages answers every missing address
+    of the site with the 404.html at the root of the branch, which mike leaves without one. The
+    version's page works there, since mike builds each version with its own directory as
+    site_url, so its stylesheets, scripts and links are absolute addresses into that directory.
+    Returns the new commit."""
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}  # the work tree's index untouched
+
+        def git(*args: str) -> str:
+            return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
+
+        page = git("rev-parse", f"{branch}:{version}/{NOT_FOUND_PAGE}").strip()
+        git("read-tree", branch)
+        git("update-index", "--add", "--cacheinfo", f"100644,{page},{NOT_FOUND_PAGE}")
+        tree = git("write-tree").strip()
+        message = f"{NOT_FOUND_PAGE} at the root: torch {version}'s"
+        commit = git("commit-tree", tree, "-p", branch, "-m", message).strip()
+        git("update-ref", f"refs/heads/{branch}", commit)
+    return commit

@@ -128,6 +128,9 @@ def timed():
     return seconds_in_fresh_interpreter
 
 
+DEPLOYED_URL = "https://handbook.invalid/handbook/"  # where the `deployed` fixture's site says it is
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path / "handbook")
@@ -137,7 +140,7 @@ def project(tmp_path: Path) -> Project:
 def deployed(project) -> tuple[Project, Path]:
     """A tiny handbook, with the site's theme and styles, deployed with mike as torch 2.13 and
     torch 2.14 (latest); returns the gh-pages tree."""
-    from handbook.versions import deploy_command, tool_environment
+    from handbook.versions import deploy_command, publish_not_found_page, tool_environment
 
     project.write("docs/index.md", "# Home\n\nHello.\n")
     config = (
@@ -145,6 +148,7 @@ def deployed(project) -> tuple[Project, Path]:
         .read_text()
         .replace("theme: mkdocs", "theme:\n  name: material\n  custom_dir: overrides")
     )
+    config += f"site_url: {DEPLOYED_URL}\n"  # mike makes each version's its own directory under it
     config += "extra_css:\n  - assets/handbook.css\n"  # the site's own styles: its focus rings and palette
     (project.root / "mkdocs.yml").write_text(
         config + "extra:\n  version:\n    provider: !ENV [HANDBOOK_VERSION_PROVIDER, '']\n    default: latest\n"
@@ -175,6 +179,7 @@ def deployed(project) -> tuple[Project, Path]:
     for release in ("2.13.0", "2.14.1"):
         command = deploy_command(project.root, release)
         run(*command)
+    publish_not_found_page(project.root, "2.14")  # as `python -m handbook deploy` does for the latest
     run(command[0], "set-default", "latest")
     tree = project.root.parent / "gh-pages"
     tree.mkdir()

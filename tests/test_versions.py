@@ -7,14 +7,17 @@ import re
 import subprocess
 import tomllib
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from conftest import DEPLOYED_URL
+from site_links import Site
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
 from handbook.execution.blocks import scan_docs
 from handbook.releases import recorded_releases
-from handbook.versions import deploy_command
+from handbook.versions import NOT_FOUND_PAGE, deploy_command
 
 
 def git(root, *args):
@@ -41,6 +44,23 @@ def test_two_versions_deploy_into_a_branch(deployed):
     older = git(project.root, "show", "gh-pages:2.13/index.html")
     # The outdated banner is in every version's page; Material's script shows it on all but the default.
     assert 'data-md-component="outdated"' in older and "Read the latest version." in older
+
+
+def test_the_branch_answers_missing_addresses_with_the_latest_versions_404_page(deployed):
+    """GitHub Pages serves the branch's root 404.html at any missing address, at any depth: every
+    address on it must be absolute, and name a file of the branch."""
+    _, tree = deployed
+    page = tree / NOT_FOUND_PAGE
+    assert page.read_bytes() == (tree / "2.14" / NOT_FOUND_PAGE).read_bytes()
+    site = Site(tree, DEPLOYED_URL)
+    links = [link for link in site.page(page).links if not link.startswith("#")]  # a fragment: this page
+    internal = [link for link in links if urlsplit(link).netloc in ("", urlsplit(DEPLOYED_URL).netloc)]
+    relative = [link for link in internal if not link.startswith(("/", DEPLOYED_URL))]
+    assert internal and not relative, f"relative addresses break below the root: {relative}"
+    stylesheets = [link for link in internal if link.endswith(".css")]
+    assert stylesheets and all(link.startswith("/handbook/2.14/") for link in stylesheets), stylesheets
+    broken = {link: why for link in internal if (why := site.check(link, "a/b/c/"))}
+    assert not broken
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,6 +97,9 @@ def test_make_versions_deploys_every_supported_release(tree_copy, supported):
         for release in reversed(supported)
     ]
     assert "url=latest/" in tree_copy.git("show", "gh-pages:index.html")
+    assert tree_copy.git("show", f"gh-pages:{NOT_FOUND_PAGE}") == tree_copy.git(
+        "show", f"gh-pages:{newest}/{NOT_FOUND_PAGE}"
+    )
     for release in supported:
         report = json.loads(tree_copy.git("show", f"gh-pages:{minor_version(release)}/execution-report.json"))
         assert report["torch"].startswith(release)
