@@ -126,8 +126,9 @@ def test_two_builds_in_one_tree_at_once_both_succeed_and_share_the_caches(projec
     assert [build.returncode for build in builds] == [0, 0], "\n".join(outputs)
     for site in ("site-a", "site-b"):
         assert "tensor(6)" in (project.root / site / "page4/index.html").read_text()
-    timings = json.loads((project.root / ".cache/page-seconds.json").read_text())
-    assert sorted(timings) == [f"page{n}.md" for n in range(1, 5)]
+    history = json.loads((project.root / ".cache/page-history.json").read_text())
+    assert sorted(history["seconds"]) == sorted(history["peak_bytes"]) == [f"page{n}.md" for n in range(1, 5)]
+    assert all(peak > 2**20 for peak in history["peak_bytes"].values())  # a page's Python holds more than a MiB
     entries = list((project.root / ".cache/exec").rglob("*"))
     assert len([e for e in entries if e.suffix == ".json"]) == 4 and not [e for e in entries if e.suffix == ".tmp"]
     shutil.rmtree(project.root / ".cache/runs")  # the execute step's record: with it, a build runs nothing

@@ -22,6 +22,7 @@ from handbook.execution.runner import (
     block_timeout,
     interpreter_search_path,
     limits,
+    next_to_start,
     parse_size,
     run_pages,
 )
@@ -111,6 +112,39 @@ def test_pages_run_in_parallel_and_results_keep_their_page():
     ]
     results = run_pages(jobs, REPO, workers=2)
     assert {page: runs[0].output for page, runs in results.items()} == {n: f"{n}\n" for n in "abcd"}
+
+
+def test_pages_start_together_only_within_the_heaviest_pages_peak():
+    pending = [PageJob(name, []) for name in ("heavy", "mid", "small", "new")]
+    peaks = {"heavy": 1000, "mid": 600, "small": 400}
+    assert next_to_start(pending, [], peaks) == 0  # nothing running: any page
+    assert next_to_start(pending[1:], ["heavy"], peaks) == 2  # only the unmeasured one
+    assert next_to_start(pending[2:], ["mid"], peaks) == 0  # 600 + 400 <= 1.1 * 1000
+    assert next_to_start(pending[1:2], ["mid"], peaks) is None  # 1200 > 1100
+    assert next_to_start(pending, ["a", "b"], {}) == 0  # nothing measured yet: as before
+    assert next_to_start([], [], peaks) is None
+
+
+def test_a_page_measured_as_the_heaviest_runs_alone_and_each_page_is_told_its_peak():
+    def page(name):
+        code = f"import time; print('{name}', time.monotonic()); time.sleep(0.6); print(time.monotonic())"
+        return PageJob(name, [BlockJob(code, "docs/p.md", 1, 30)])
+
+    told = {}
+    results = run_pages(
+        [page("heavy"), page("a"), page("b")],
+        REPO,
+        workers=2,
+        peaks={"heavy": 3 * 2**30, "a": 2**30, "b": 2**30},
+        on_done=lambda name, runs, peak: told.update({name: peak}),
+    )
+    spans = {}
+    for name, runs in results.items():
+        start, end = runs[0].output.split()[1:]
+        spans[name] = (float(start), float(end))
+    assert spans["heavy"][1] < min(spans["a"][0], spans["b"][0])  # alone, first (the order given)
+    assert spans["a"][0] < spans["b"][1] and spans["b"][0] < spans["a"][1]  # the two light ones together
+    assert set(told) == {"heavy", "a", "b"} and all(peak > 2**20 for peak in told.values())
 
 
 def test_timeout_comes_from_the_block_then_the_environment(monkeypatch):

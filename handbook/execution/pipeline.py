@@ -7,7 +7,6 @@ This is the one entry point that the execute step (`handbook.prebuild`), the pyt
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import shutil
@@ -16,18 +15,18 @@ from pathlib import Path
 
 from handbook import switches
 from handbook.environment import Environment, cache_root, gpu_possible, installed_torch, this_platform
-from handbook.execution import runner
+from handbook.execution import page_history, runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
+from handbook.execution.page_history import PageHistory
 from handbook.execution.recordings import Recordings, unified_diff
 from handbook.execution.results import BlockResult, BlockRun, SiteRun
 from handbook.execution.runner import BlockJob, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard
 from handbook.releases import nearest_release
-from handbook.tree_files import write_atomically
 
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
 COMPILERS = Path(__file__).parent / "compilers"
@@ -121,14 +120,14 @@ def run_site(
     env = page_environment(root)
     cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
-    timings = PageTimings(cache.directory.parent / "page-seconds.json")
+    history = PageHistory(cache.directory.parent / page_history.FILE_NAME)
     own = Recordings(root, env.release, python=env.python, platform=this_platform())
     recordings, compared_with = _recordings_to_check(own, selected)
     guard = TreeGuard(root)
     keys = {page.path: cache_key(page, env) for page in selected}
     runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {})
 
-    def finished(page_path: str, page_runs: list[BlockRun]) -> None:
+    def finished(page_path: str, page_runs: list[BlockRun], peak: int) -> None:
         for run in page_runs:
             run.output = normalise(run.output, root)
             run.error = normalise(run.error, root)
@@ -136,10 +135,10 @@ def run_site(
         if guard.unchanged(page_path, sorted(unfinished)):  # nothing is kept from a run that changed the tree
             cache.store(keys[page_path], page_runs)
         runs[page_path] = page_runs
-        timings.update(page_path, sum(run.seconds for run in page_runs))
+        history.update(page_path, sum(run.seconds for run in page_runs), peak)
 
     # Longest pages first: with one worker per core, the build ends when the slowest page does.
-    to_run.sort(key=timings.expected, reverse=True)
+    to_run.sort(key=lambda job: history.expected_seconds(job.page), reverse=True)
     unfinished = {job.page for job in to_run}  # the pages that may be running, should the tree change
 
     def check_tree(ran: list[str]) -> list[str]:
@@ -147,8 +146,8 @@ def run_site(
             guard.raise_if_changed(ran)
         return guard.look_last(ran)
 
-    runner.run_pages(to_run, root, workers=workers, on_done=finished)
-    timings.save()
+    runner.run_pages(to_run, root, workers=workers, on_done=finished, peaks=history.peaks)
+    history.save()
     site = SiteRun(
         env,
         pages,
@@ -181,8 +180,9 @@ def run_site(
     again = [page for page in selected if not site.compared_with and worth_running_again(page)]
     if again:
         unfinished.update(page.path for page in again)
-        runner.run_pages([_job(page, cuda) for page in again], root, workers=workers, on_done=finished)
-        timings.save()
+        jobs = [_job(page, cuda) for page in again]
+        runner.run_pages(jobs, root, workers=workers, on_done=finished, peaks=history.peaks)
+        history.save()
         site.tree_changed = check_tree([page.path for page in again])
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
         check_pages(again)
@@ -288,29 +288,6 @@ def check_predictions(results: list[BlockResult]) -> None:
                 f"the GPU recording of {target_id!r} ({target.gpu.device}, {target.gpu.date}) differs from this "
                 "prediction:\n" + "\n".join(wrong)
             )
-
-
-class PageTimings:
-    """How long each page took last time; unknown pages count as the longest."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        try:
-            self.seconds: dict[str, float] = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.seconds = {}
-
-    def expected(self, job: PageJob) -> float:
-        return self.seconds.get(job.page, float("inf"))
-
-    def update(self, page: str, seconds: float) -> None:
-        self.seconds[page] = round(seconds, 3)
-
-    def save(self) -> None:
-        try:
-            write_atomically(self.path, json.dumps(self.seconds, indent=1, sort_keys=True))
-        except OSError:
-            pass  # an ordering hint only
 
 
 def execute(

@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -45,6 +44,9 @@ ORPHANS_SECONDS = 30.0  # how long the zygote may take to end what a page that d
 # left to the build's own processes and to whatever else runs on the machine.
 MEMORY_SHARE = 0.75
 PAGE_MEMORY_FLOOR = 2 * 2**30  # below this per page, fewer pages run at once
+# Pages run side by side only while the peaks they reached last time, summed, stay within this
+# share of the heaviest page's: the build needs about what its heaviest page needs alone.
+PEAK_SHARE = 1.10
 
 
 # What pages have said of their view of the tree (`confinement.confine`), for the build's log.
@@ -98,6 +100,9 @@ class _Running:
     next_watch: float = 0.0
     started_by: dict[int, int] = field(default_factory=dict)  # pid -> block index, as the page saw it
     known: dict[int, psutil.Process] = field(default_factory=dict)  # its descendants, as last measured
+    # Bytes: the most its processes held at once, as measured: their resident sizes summed, cheap
+    # to read every time (PSS takes ~35 ms a GiB), an upper bound that counts shared pages in each.
+    peak: int = 0
 
     def memory_limit(self) -> tuple[int, str]:
         """The page's limit now, and where it comes from: a block's `memory=` raises it for the rest of the page."""
@@ -435,6 +440,7 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     state.next_watch = now + WATCH_SECONDS
     memory, below = processes.tree_memory(state.pid)
     state.known.update((process.pid, process) for process in below)
+    state.peak = max(state.peak, memory)
     limit, source = state.memory_limit()
     if memory > limit:  # resident memory counts what the processes share once each: count it once
         memory = processes.proportional_memory(state.pid, below)
@@ -447,20 +453,42 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     return None
 
 
+def next_to_start(pending: list[PageJob], running: list[str], peaks: dict[str, int]) -> int | None:
+    """Which pending page may start beside the running ones (its index), by the peaks pages reached
+    last time: the first whose peak, with theirs, stays within PEAK_SHARE of the heaviest page's.
+    A page with no peak measured counts as none; with nothing running, any page may start."""
+    if not pending:
+        return None
+    if not running:
+        return 0
+    budget = PEAK_SHARE * max(peaks.values(), default=0)
+    held = sum(peaks.get(page, 0) for page in running)
+    return next((index for index, job in enumerate(pending) if held + peaks.get(job.page, 0) <= budget), None)
+
+
 def run_pages(
-    jobs: list[PageJob], repo_root: Path, workers: int | None = None, on_done=None
+    jobs: list[PageJob],
+    repo_root: Path,
+    workers: int | None = None,
+    on_done=None,
+    peaks: dict[str, int] | None = None,
 ) -> dict[str, list[BlockRun]]:
-    """Run every page of `jobs`; return each page's block runs, in block order. However this
-    ends (Ctrl-C included), no page it started, nor anything a page started, is left running."""
+    """Run every page of `jobs`, at most `workers` at once and within the memory `peaks` (page ->
+    bytes, measured before) foresee; return each page's block runs, in block order. `on_done(page,
+    runs, peak)` is told of each page as it ends, with the peak measured now. However this ends
+    (Ctrl-C included), no page it started, nor anything a page started, is left running."""
     plan = limits(workers)
     starter = zygote.zygote()
-    pending = deque(jobs)
+    pending = list(jobs)
     running: dict[object, _Running] = {}
     results: dict[str, list[BlockRun]] = {}
     try:
         while pending or running:
-            while pending and len(running) < plan.workers:
-                state = _start(starter, pending.popleft(), repo_root, plan)
+            while len(running) < plan.workers:
+                index = next_to_start(pending, [state.job.page for state in running.values()], peaks or {})
+                if index is None:
+                    break
+                state = _start(starter, pending.pop(index), repo_root, plan)
                 running[state.conn] = state
             if starter.socket in wait([*running, starter.socket], timeout=WATCH_SECONDS):
                 starter.poll()
@@ -488,7 +516,7 @@ def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dic
     _remove_directories(state)
     results[state.job.page] = state.runs
     if on_done:
-        on_done(state.job.page, state.runs)
+        on_done(state.job.page, state.runs, state.peak)
 
 
 def _remove_directories(state: _Running) -> None:
