@@ -5,14 +5,16 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 
 class CountCasts(TorchDispatchMode):
-    """Record every aten._to_copy (the op a dtype cast runs) with its source's shape."""
+    """Record every dtype cast (aten._to_copy; aten.to.dtype under inference_mode) and its shape."""
+
+    CASTS = (torch.ops.aten._to_copy.default, torch.ops.aten.to.dtype)
 
     def __init__(self):
         super().__init__()
         self.casts = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func is torch.ops.aten._to_copy.default:
+        if func in self.CASTS:
             self.casts.append(tuple(args[0].shape))
         return func(*args, **(kwargs or {}))
 
@@ -38,7 +40,12 @@ for name, w in [("frozen leaf", w_frozen), ("trainable leaf", w_train), ("view o
             for _ in range(3):
                 x @ w
     weight_casts = counter.casts.count(tuple(w.shape))
-    print(f"{name:<15} casts of the weight in 3 calls: {weight_casts}")
+    print(f"{name:<20} casts of the weight in 3 calls: {weight_casts}")
+with CountCasts() as counter:
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+        for _ in range(3):
+            x @ w_train
+print(f"{'in inference_mode':<20} casts of the weight in 3 calls: {counter.casts.count((8, 8))}")
 # --8<-- [end:eligible]
 
 # --8<-- [start:stale]
