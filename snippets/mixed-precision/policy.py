@@ -1,5 +1,7 @@
 """The cast policies: lower precision, fp32, promote, and ops autocast leaves alone."""
 # --8<-- [start:lower]
+import warnings
+
 import torch
 import torch.nn.functional as F
 
@@ -30,6 +32,7 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     print("stack([bf16, fp32])       ", torch.stack([y, a]).dtype)
     print("cat([bf16, bf16])         ", torch.cat([y, y]).dtype)
     print("index_copy(fp32, bf16 src)", dst.index_copy(0, idx, y[:2]).dtype)
+print("outside: stack([bf16, fp32])", torch.stack([y, a]).dtype)
 try:
     dst.index_copy(0, idx, y[:2])
 except RuntimeError as e:
@@ -51,6 +54,9 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 with torch.autocast("cpu", dtype=torch.float16):
     print("fp16 on CPU: a @ b ", (a @ b).dtype)
     print("fp16 on CPU: mse   ", F.mse_loss(a @ b, a).dtype)
-with torch.autocast("cpu", dtype=torch.float64):     # not a lower precision: refused
-    print("fp64 asked: a @ b", (a @ b).dtype, "enabled:", torch.is_autocast_enabled("cpu"))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autocast("cpu", dtype=torch.float64):  # not a lower precision: refused
+        print("fp64 asked: a @ b", (a @ b).dtype, "enabled:", torch.is_autocast_enabled("cpu"))
+print("warning:", caught[0].message)
 # --8<-- [end:fp16_cpu]
