@@ -1,4 +1,5 @@
 """GPU-only: the pin_memory thread, and CUDA in a forked worker (skipped without CUDA)."""
+
 # --8<-- [start:pin_thread]
 import threading
 
@@ -17,17 +18,18 @@ if torch.cuda.is_available():
     del it
 # --8<-- [end:pin_thread]
 
+
 # --8<-- [start:cuda_fork]
 class OnGPU(Dataset):
     def __len__(self):
         return 2
 
     def __getitem__(self, i):
-        return torch.ones(2, device="cuda") * i      # CUDA used inside a forked worker
+        return torch.ones(2, device="cuda") * i  # CUDA used inside a forked worker
 
 
 if torch.cuda.is_available():
-    torch.zeros(1, device="cuda")                     # the parent initialises CUDA first
+    torch.zeros(1, device="cuda")  # the parent initialises CUDA first
     try:
         next(iter(DataLoader(OnGPU(), batch_size=None, num_workers=1)))
     except RuntimeError as e:

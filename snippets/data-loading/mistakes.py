@@ -1,4 +1,5 @@
 """Mistakes readers make with DataLoader workers, each reproduced, and the fix."""
+
 # --8<-- [start:local_spawn]
 import pickle
 
@@ -10,10 +11,10 @@ data = TensorDataset(torch.arange(8.0))
 
 
 def make_loader(context):
-    def collate(batch):                          # a local function: fine with fork, not with spawn
+    def collate(batch):  # a local function: fine with fork, not with spawn
         return default_collate(batch)[0] * 10
-    return DataLoader(data, batch_size=4, num_workers=1, collate_fn=collate,
-                      multiprocessing_context=context)
+
+    return DataLoader(data, batch_size=4, num_workers=1, collate_fn=collate, multiprocessing_context=context)
 
 
 print("fork: ", next(iter(make_loader("fork"))))
@@ -31,6 +32,7 @@ for fn in (default_collate, lambda batch: batch):
     except (AttributeError, pickle.PicklingError) as e:
         print(f"{fn.__qualname__}: {type(e).__name__}: {e}")
 # --8<-- [end:local_fix]
+
 
 # --8<-- [start:non_tensor]
 class Record:
@@ -54,6 +56,7 @@ batch = next(iter(DataLoader(Records(), batch_size=2, collate_fn=lambda b: torch
 print("with a collate_fn that builds a tensor:", batch)
 # --8<-- [end:non_tensor]
 
+
 # --8<-- [start:ragged]
 class Ragged(Dataset):
     def __len__(self):
@@ -75,6 +78,7 @@ def pad(batch):
 
 print("padded:", next(iter(DataLoader(Ragged(), batch_size=2, collate_fn=pad))))
 # --8<-- [end:ragged]
+
 
 # --8<-- [start:worker_error]
 class Broken(Dataset):

@@ -1,4 +1,5 @@
 """pin_memory=True on a machine without an accelerator."""
+
 # --8<-- [start:pin_cpu]
 import warnings
 

@@ -1,9 +1,13 @@
 """prefetch_factor, in-flight batches, persistent_workers."""
+
 # --8<-- [start:in_flight]
+import multiprocessing as mp
 import time
 
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+mp.set_start_method("fork", force=True)  # these examples rely on fork (macOS defaults to spawn)
 
 torch.manual_seed(0)
 
@@ -31,13 +35,15 @@ for workers, prefetch in ((2, 2), (2, 4), (1, 3)):
     ds = Logged(64)
     it = iter(DataLoader(ds, batch_size=1, num_workers=workers, prefetch_factor=prefetch))
     first = next(it)
-    deadline = time.monotonic() + 10    # wait for the workers (or give up), then a little more
+    deadline = time.monotonic() + 10  # wait for the workers (or give up), then a little more
     while requested(ds) <= workers * prefetch and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.2)
-    print(f"num_workers={workers} prefetch_factor={prefetch}: after one batch was taken, "
-          f"{requested(ds)} indices were requested (1 consumed + {requested(ds) - 1} in flight; "
-          f"num_workers * prefetch_factor = {workers * prefetch})")
+    print(
+        f"num_workers={workers} prefetch_factor={prefetch}: after one batch was taken, "
+        f"{requested(ds)} indices were requested (1 consumed + {requested(ds) - 1} in flight; "
+        f"num_workers * prefetch_factor = {workers * prefetch})"
+    )
     del it
 # --8<-- [end:in_flight]
 
@@ -49,6 +55,7 @@ except ValueError as e:
 print("default prefetch_factor with workers:", DataLoader(Logged(4), num_workers=2).prefetch_factor)
 print("default prefetch_factor without:     ", DataLoader(Logged(4), num_workers=0).prefetch_factor)
 # --8<-- [end:prefetch_error]
+
 
 # --8<-- [start:persistent]
 class Counting(Dataset):

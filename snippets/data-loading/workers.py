@@ -1,4 +1,5 @@
 """DataLoader worker processes, start methods, and how a batch travels to the main process."""
+
 # --8<-- [start:setup]
 import multiprocessing as mp
 import os
@@ -9,6 +10,8 @@ from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 torch.manual_seed(0)
 MAIN_PID = os.getpid()
+PLATFORM_DEFAULT = mp.get_start_method()  # before the line below changes it
+mp.set_start_method("fork", force=True)  # these examples rely on fork (macOS defaults to spawn)
 
 
 class WhoAmI(Dataset):
@@ -25,6 +28,8 @@ class WhoAmI(Dataset):
             "own_process": os.getpid() != MAIN_PID,
             "parent_is_main": os.getppid() == MAIN_PID,
         }
+
+
 # --8<-- [end:setup]
 
 # --8<-- [start:worker_ids]
@@ -38,7 +43,8 @@ for item in loader:
 # --8<-- [end:worker_ids]
 
 # --8<-- [start:start_method]
-print("default start method on this platform:", mp.get_start_method())
+print(f"default start method on this platform: {PLATFORM_DEFAULT} (measured; claim: one of fork, spawn, forkserver)")
+print("start method these examples use:", mp.get_start_method())
 print("loader.multiprocessing_context:", loader.multiprocessing_context)
 spawned = DataLoader(WhoAmI(), batch_size=None, num_workers=1, multiprocessing_context="spawn")
 print("spawn context:", type(spawned.multiprocessing_context).__name__)
@@ -66,6 +72,7 @@ print("sharing strategies:", sorted(tmp.get_all_sharing_strategies()))
 print("current strategy:  ", tmp.get_sharing_strategy())
 # --8<-- [end:strategies]
 
+
 # --8<-- [start:dev_shm]
 class Stamped(Dataset):
     """Item i is a 1 MB tensor whose first value is the producing worker's pid (never printed)."""
@@ -91,8 +98,10 @@ for strategy in ("file_descriptor", "file_system"):
     tmp.set_sharing_strategy(strategy)
     kept = list(DataLoader(Stamped(), batch_size=None, num_workers=2))
     pids = {int(t[0]) for t in kept}
-    print(f"{strategy:15}: {len(kept)} tensors alive, all shared: {all(t.is_shared() for t in kept)},"
-          f" torch_<worker pid>_* entries in /dev/shm: {shm_entries_of(pids)}")
+    print(
+        f"{strategy:15}: {len(kept)} tensors alive, all shared: {all(t.is_shared() for t in kept)},"
+        f" torch_<worker pid>_* entries in /dev/shm: {shm_entries_of(pids)}"
+    )
     del kept
     print(f"{strategy:15}: after del, entries left: {shm_entries_of(pids)}")
 tmp.set_sharing_strategy("file_descriptor")
@@ -103,10 +112,10 @@ import io  # noqa: E402
 import pickle  # noqa: E402
 from multiprocessing.reduction import ForkingPickler  # noqa: E402
 
-big = torch.zeros(1_000_000)                     # 4 MB of data
+big = torch.zeros(1_000_000)  # 4 MB of data
 plain = pickle.dumps(big)
 buf = io.BytesIO()
-ForkingPickler(buf).dump(big)                    # what a worker's queue uses
+ForkingPickler(buf).dump(big)  # what a worker's queue uses
 print(f"pickle.dumps:        {len(plain):,} bytes (the {big.nbytes:,} bytes of data, copied)")
 print(f"ForkingPickler.dump: {len(buf.getvalue())} bytes (a handle to shared memory)")
 print("big.is_shared() after ForkingPickler:", big.is_shared())
