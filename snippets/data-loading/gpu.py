@@ -5,15 +5,14 @@ import threading
 
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
+from torch.utils.data._utils.pin_memory import _pin_memory_loop
 
 if torch.cuda.is_available():
-    data = TensorDataset(torch.arange(8.0))
-    before = {t.ident for t in threading.enumerate()}
-    it = iter(DataLoader(data, batch_size=4, num_workers=1, pin_memory=True))
+    it = iter(DataLoader(TensorDataset(torch.arange(8.0)), batch_size=4, num_workers=1, pin_memory=True))
     (batch,) = next(it)
-    new = [t for t in threading.enumerate() if t.ident not in before]
-    print("threads the iterator started:", len(new))
-    print("its target:", [t._target.__qualname__ for t in new if getattr(t, "_target", None)])
+    pinning = [t for t in threading.enumerate() if getattr(t, "_target", None) is _pin_memory_loop]
+    print("threads running _pin_memory_loop:", len(pinning))
+    print("daemon thread:", [t.daemon for t in pinning])
     print("batch.is_pinned():", batch.is_pinned())
     del it
 # --8<-- [end:pin_thread]
