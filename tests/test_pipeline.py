@@ -57,6 +57,15 @@ def test_a_measured_value_is_checked_by_its_claim_on_the_machine_it_ran_on(tmp_p
     assert missed.status == Status.CLAIM and "measured on Some CPU" in missed.error
 
 
+def test_a_claim_is_checked_before_there_is_a_recording_so_goldens_cannot_record_it(tmp_path):
+    unreadable = "growth: 35.8 bytes (measured; claim: > 16 bytes)"  # a space before the unit: no number
+    new = check(BLOCK, BlockRun(Status.OK, unreadable, machine=MACHINE), recordings(tmp_path), False)
+    assert new.status == Status.CLAIM and not new.status.recordable and "is not a number" in new.error
+    drifted = recordings(tmp_path, **{"shapes.txt": "old line\nratio: 1.00x (measured; claim: > 1.5)\n"})
+    missed = check(BLOCK, BlockRun(Status.OK, "ratio: 1.20x (measured; claim: > 1.5)", machine=MACHINE), drifted, False)
+    assert missed.status == Status.CLAIM
+
+
 def test_a_run_that_raised_keeps_its_status_and_error(tmp_path):
     result = check(BLOCK, BlockRun(Status.RAISED, "", "boom"), recordings(tmp_path, **{"shapes.txt": "1\n"}), False)
     assert (result.status, result.error) == (Status.RAISED, "boom")

@@ -243,15 +243,17 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
         recorded = recordings.read(block)
     if not run.status.ran:
         return result
-    if recorded is None:
-        result.status = Status.UNRECORDED
-        result.error = f"no recording at {path}; run `make goldens` to record it"
-    elif masked(recorded) != masked(run.output):  # measured values are checked by their claims, below
-        result.status = Status.DRIFT
-        result.error = unified_diff(masked(recorded), masked(run.output), path)
-    elif broken := broken_claims(run.output, machine.capability if (machine := result.ran_on) else ""):
+    # Claims first: a value that misses its claim, or cannot be read as one, is never recorded,
+    # whether or not a recording exists and whatever else changed.
+    if broken := broken_claims(run.output, machine.capability if (machine := result.ran_on) else ""):
         result.status = Status.CLAIM
         result.error = "\n".join(broken) + f"\nmeasured on {machine.describe() if machine else '?'}"
+    elif recorded is None:
+        result.status = Status.UNRECORDED
+        result.error = f"no recording at {path}; run `make goldens` to record it"
+    elif masked(recorded) != masked(run.output):  # measured values are checked by their claims, above
+        result.status = Status.DRIFT
+        result.error = unified_diff(masked(recorded), masked(run.output), path)
     return result
 
 
