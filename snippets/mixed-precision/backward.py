@@ -57,4 +57,3 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
         loss.backward()
 print("backward of the fp32 part, inside a region:", *log_fp32_part.rows, sep="\n  ")
 # --8<-- [end:around]
-# --8<-- [end:around]

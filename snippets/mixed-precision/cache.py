@@ -73,3 +73,28 @@ with CountCasts() as counter:
         lin(x)                                  # a new outermost region: cast again
 print("casts of the weight:", counter.casts.count((8, 8)))
 # --8<-- [end:nested]
+
+# --8<-- [start:threads]
+import threading
+
+w = torch.ones(2, 2, requires_grad=True)
+seen = {}
+
+
+def other_thread():
+    seen["enabled outside its region"] = torch.is_autocast_enabled("cpu")
+    with torch.autocast("cpu", dtype=torch.bfloat16):   # a region of its own
+        seen["product"] = (x2 @ w).tolist()
+
+
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    print("main thread, before update:  ", (x2 @ w).tolist())
+    with torch.no_grad():
+        w.mul_(3)
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    worker.join()
+    print("other thread: autocast enabled outside its region:", seen["enabled outside its region"])
+    print("other thread, after update:  ", seen["product"], "<- the copy the main thread cached")
+    print("main thread, after that exit:", (x2 @ w).tolist(), "<- the other thread's exit emptied the cache")
+# --8<-- [end:threads]

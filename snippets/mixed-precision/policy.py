@@ -38,7 +38,6 @@ try:
 except RuntimeError as e:
     print("outside:", e)
 # --8<-- [end:promote]
-# --8<-- [end:promote]
 
 # --8<-- [start:unlisted]
 with torch.autocast("cpu", dtype=torch.bfloat16):

@@ -57,4 +57,3 @@ for label, g in [("fp16, no scaler", weight_grad(True, False)),
     print(f"{label:<18} nonzero grads: {int((g != 0).sum()):>3}/256  "
           f"grad norm: {g.norm().item():.3e}")
 # --8<-- [end:rescue]
-# --8<-- [end:rescue]
