@@ -1,0 +1,81 @@
+"""Run a function on two ranks of a gloo process group: forked processes on the loopback."""
+
+# --8<-- [start:helper]
+import multiprocessing
+import os
+import queue
+import sys
+import tempfile
+import warnings
+from datetime import timedelta
+
+import torch
+import torch._dynamo  # noqa: F401  DDP imports it (seconds): once here, not once per forked rank
+import torch.distributed as dist
+
+fork = multiprocessing.get_context("fork")  # a forked rank starts at once: torch is already imported
+LOOPBACK = "lo0" if sys.platform == "darwin" else "lo"
+
+
+def _rank_main(fn, rank, world_size, tmp, env, timeout, results):
+    timeout = timeout[rank] if isinstance(timeout, list) else timeout  # one per rank, or one for all
+    log = os.open(os.path.join(tmp, f"rank{rank}.log"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.dup2(log, 1)  # a rank never prints to the page: what it writes goes to its log
+    os.dup2(log, 2)
+    os.environ.update({"MASTER_ADDR": "127.0.0.1", "GLOO_SOCKET_IFNAME": LOOPBACK, **(env or {})})
+    dist.set_debug_level_from_env()  # torch read TORCH_DISTRIBUTED_DEBUG when it was imported
+    try:
+        dist.init_process_group(
+            "gloo", init_method=f"file://{tmp}/store", rank=rank, world_size=world_size, timeout=timeout
+        )
+        try:
+            result = fn(rank, world_size)
+        finally:
+            dist.destroy_process_group()
+    except Exception as e:  # the error a rank hit is its result
+        result = f"{type(e).__name__}: {e}"
+    results.put((rank, result))
+
+
+def run_ranks(fn, world_size=2, env=None, timeout=timedelta(seconds=10), logs=False):
+    """Run fn(rank, world_size) in each rank; return the results in rank order (and the ranks' logs).
+
+    timeout is the process group's (a list gives one per rank); logs=True also returns what each rank wrote.
+    """
+    results = fork.Queue()
+    with tempfile.TemporaryDirectory() as tmp:
+        args = (world_size, tmp, env, timeout, results)
+        procs = [fork.Process(target=_rank_main, args=(fn, rank, *args)) for rank in range(world_size)]
+        with warnings.catch_warnings():  # Python 3.12+ warns on fork() beside threads; ranks use none of them
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for p in procs:
+                p.start()
+        try:
+            by_rank = dict(results.get(timeout=60) for _ in procs)
+        except queue.Empty:
+            by_rank = {}
+        for p in procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.kill()
+                p.join()
+        out = [by_rank.get(rank, "no result: the rank hung") for rank in range(world_size)]
+        if not logs:
+            return out
+        texts = []
+        for rank in range(world_size):
+            with open(os.path.join(tmp, f"rank{rank}.log")) as f:
+                texts.append(f.read())
+        return out, texts
+
+
+def show(results):
+    """Print each rank's result, in rank order, from this (the parent) process."""
+    for rank, result in enumerate(results):
+        print(f"rank {rank}: {result}")
+
+
+# --8<-- [end:helper]
+
+if __name__ == "__main__":
+    show(run_ranks(lambda rank, world_size: f"{dist.get_backend()} group of {dist.get_world_size()}"))
