@@ -1,9 +1,11 @@
 """Run a function on two ranks of a gloo process group: forked processes on the loopback."""
 
 # --8<-- [start:helper]
+import faulthandler
 import multiprocessing
 import os
 import queue
+import signal
 import sys
 import tempfile
 import warnings
@@ -15,6 +17,7 @@ import torch.distributed as dist
 
 fork = multiprocessing.get_context("fork")  # a forked rank starts at once: torch is already imported
 LOOPBACK = "lo0" if sys.platform == "darwin" else "lo"
+HANG_S = 60  # a rank with no result after this long has hung: fail, with its stack
 
 
 def _rank_main(fn, rank, world_size, tmp, env, timeout, results):
@@ -24,6 +27,7 @@ def _rank_main(fn, rank, world_size, tmp, env, timeout, results):
     os.dup2(log, 2)
     os.environ.update({"MASTER_ADDR": "127.0.0.1", "GLOO_SOCKET_IFNAME": LOOPBACK, **(env or {})})
     dist.set_debug_level_from_env()  # torch read TORCH_DISTRIBUTED_DEBUG when it was imported
+    faulthandler.register(signal.SIGUSR1, file=log)  # on SIGUSR1 a rank logs every thread's stack
     try:
         dist.init_process_group(
             "gloo", init_method=f"file://{tmp}/store", rank=rank, world_size=world_size, timeout=timeout
@@ -50,23 +54,29 @@ def run_ranks(fn, world_size=2, env=None, timeout=timedelta(seconds=10), logs=Fa
             warnings.simplefilter("ignore", DeprecationWarning)
             for p in procs:
                 p.start()
+        by_rank = {}
         try:
-            by_rank = dict(results.get(timeout=60) for _ in procs)
+            for _ in procs:
+                rank, result = results.get(timeout=HANG_S)
+                by_rank[rank] = result
         except queue.Empty:
-            by_rank = {}
+            pass
         for p in procs:
             p.join(timeout=10)
-            if p.is_alive():
+            if p.is_alive():  # hung: log its stacks, then end it
+                os.kill(p.pid, signal.SIGUSR1)
+                p.join(timeout=1)
                 p.kill()
                 p.join()
-        out = [by_rank.get(rank, "no result: the rank hung") for rank in range(world_size)]
-        if not logs:
-            return out
         texts = []
         for rank in range(world_size):
             with open(os.path.join(tmp, f"rank{rank}.log")) as f:
                 texts.append(f.read())
-        return out, texts
+    hung = [rank for rank in range(world_size) if rank not in by_rank]
+    if hung:
+        raise RuntimeError(f"ranks {hung} hung; what they logged:\n" + "\n".join(texts[r] for r in hung))
+    out = [by_rank[rank] for rank in range(world_size)]
+    return (out, texts) if logs else out
 
 
 def show(results):
