@@ -6,12 +6,12 @@ from snippets.distributed.ranks import dist, run_ranks, show, torch  # noqa: F40
 
 # --8<-- [start:dtensor]
 from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor import Replicate, Shard, distribute_tensor
 
 
 def dtensor(rank, world_size):
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor import Replicate, Shard, distribute_tensor
-
     mesh = init_device_mesh("cpu", (world_size,))  # a 1-D mesh over the default gloo group
     full = torch.arange(12.0).reshape(6, 2)  # the same on every rank (seeded data would be too)
     sharded = distribute_tensor(full, mesh, [Shard(0)])
@@ -31,9 +31,6 @@ for rank, lines in enumerate(run_ranks(dtensor)):
 
 # --8<-- [start:fsdp_shard]
 def sharded_model(reshard_after_forward=True):
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import fully_shard
-
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 2))
@@ -80,8 +77,10 @@ def lifecycle(rank, world_size, reshard_after_forward):
     return log
 
 
-print("reshard_after_forward=True:")
-print(*run_ranks(lambda r, w: lifecycle(r, w, True))[0], sep="\n")
-print("reshard_after_forward=False:")
-print(*run_ranks(lambda r, w: lifecycle(r, w, False))[0], sep="\n")
+def both(rank, world_size):
+    return {flag: lifecycle(rank, world_size, flag) for flag in (True, False)}
+
+
+for flag, log in run_ranks(both)[0].items():
+    print(f"reshard_after_forward={flag}:", *log, sep="\n")
 # --8<-- [end:fsdp_hooks]

@@ -1,6 +1,6 @@
 """The store: a small key-value service that the ranks meet at."""
 
-from snippets.distributed.ranks import dist, fork, run_ranks, show, timedelta, torch  # noqa: F401
+from snippets.distributed.ranks import dist, fork, run_ranks, show, timedelta, torch, warnings  # noqa: F401
 
 
 # --8<-- [start:hello]
@@ -86,8 +86,10 @@ def traced_init(rank, world_size, tmp, results):
 results = fork.Queue()
 with tempfile.TemporaryDirectory() as tmp:
     procs = [fork.Process(target=traced_init, args=(rank, 2, tmp, results)) for rank in range(2)]
-    for p in procs:
-        p.start()
+    with warnings.catch_warnings():  # as in run_ranks: Python 3.12+ warns on fork() beside threads
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for p in procs:
+            p.start()
     calls = dict(results.get(timeout=60) for _ in procs)
     for p in procs:
         p.join()

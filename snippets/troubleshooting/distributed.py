@@ -5,6 +5,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import warnings
 from datetime import timedelta
 
 import torch
@@ -40,8 +41,10 @@ def two_ranks(fn, env=None):
     results = fork.Queue()
     with tempfile.TemporaryDirectory() as tmp:
         procs = [fork.Process(target=_rank, args=(fn, rank, tmp, env or {}, results)) for rank in range(2)]
-        for p in procs:
-            p.start()
+        with warnings.catch_warnings():  # Python 3.12+ warns on fork() beside threads; ranks use none of them
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for p in procs:
+                p.start()
         by_rank = dict(results.get(timeout=60) for _ in procs)
         for p in procs:
             p.join()
