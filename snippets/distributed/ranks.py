@@ -21,11 +21,17 @@ HANG_S = 60  # a rank with no result after this long has hung: fail, with its st
 
 
 def _rank_main(fn, rank, world_size, tmp, env, timeout, results):
+    # after fork() the first call that touches the intra-op thread pool rebuilds it; make that call here,
+    # before autograd's threads start: racing them for it fails with "Invalid thread pool!"
+    torch.set_num_threads(torch.get_num_threads())
     timeout = timeout[rank] if isinstance(timeout, list) else timeout  # one per rank, or one for all
     log = os.open(os.path.join(tmp, f"rank{rank}.log"), os.O_WRONLY | os.O_CREAT, 0o600)
     os.dup2(log, 1)  # a rank never prints to the page: what it writes goes to its log
     os.dup2(log, 2)
-    os.environ.update({"MASTER_ADDR": "127.0.0.1", "GLOO_SOCKET_IFNAME": LOOPBACK, **(env or {})})
+    # TORCH_DIST_INIT_BARRIER: init returns once every rank is connected, so that a rank that finishes
+    # early cannot close its connections while another is still making them ("connectFullMesh failed")
+    os.environ.update({"MASTER_ADDR": "127.0.0.1", "GLOO_SOCKET_IFNAME": LOOPBACK, "TORCH_DIST_INIT_BARRIER": "1"})
+    os.environ.update(env or {})
     dist.set_debug_level_from_env()  # torch read TORCH_DISTRIBUTED_DEBUG when it was imported
     faulthandler.register(signal.SIGUSR1, file=log)  # on SIGUSR1 a rank logs every thread's stack
     try:

@@ -18,10 +18,14 @@ fork = multiprocessing.get_context("fork")
 
 
 def _rank(fn, rank, tmp, env, results):
+    # after fork() the first call that touches the intra-op thread pool rebuilds it; make that call here,
+    # before autograd's threads start: racing them for it fails with "Invalid thread pool!"
+    torch.set_num_threads(torch.get_num_threads())
     log = os.open(os.path.join(tmp, f"rank{rank}.log"), os.O_WRONLY | os.O_CREAT, 0o600)
     os.dup2(log, 1)  # ranks never print: the parent prints their results in rank order
     os.dup2(log, 2)  # (rank 1's timeout, 2 s, runs out first: rank 0 has 5 s)
     os.environ.update({"GLOO_SOCKET_IFNAME": "lo0" if sys.platform == "darwin" else "lo", **env})
+    os.environ["TORCH_DIST_INIT_BARRIER"] = "1"  # init returns once both ranks are connected
     dist.set_debug_level_from_env()  # torch read TORCH_DISTRIBUTED_DEBUG when it was imported
     try:
         dist.init_process_group(
