@@ -1,0 +1,171 @@
+"""DistributedDataParallel: the broadcast, the Reducer's buckets, unused parameters, no_sync, hooks."""
+
+from snippets.distributed.ranks import dist, run_ranks, show, timedelta, torch  # noqa: F401
+
+# isort: split
+
+# --8<-- [start:ddp_broadcast]
+from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def wrap(rank, world_size):
+    torch.manual_seed(rank)  # each rank initialises different weights
+    model = nn.Linear(2, 1)
+    before = round(model.weight.sum().item(), 4)
+    DDP(model)  # the constructor broadcasts rank 0's parameters and buffers
+    return f"weight sum before DDP {before:+.4f}, after {model.weight.sum().item():+.4f}"
+
+
+show(run_ranks(wrap))
+# --8<-- [end:ddp_broadcast]
+
+
+# --8<-- [start:buckets]
+def mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+
+
+def bucket_log(model, ddp, log):
+    """A comm hook that logs which parameters each bucket holds, then all-reduces as DDP would."""
+    names = {p: n for n, p in model.named_parameters()}
+
+    def hook(state, bucket):
+        log.append(f"bucket {bucket.index()}: {[names[p] for p in bucket.parameters()]}")
+        return default_hooks.allreduce_hook(None, bucket)
+
+    ddp.register_comm_hook(None, hook)
+    return names
+
+
+def buckets(rank, world_size, bucket_cap_mb):
+    model = mlp()
+    ddp = DDP(model, bucket_cap_mb=bucket_cap_mb)
+    log = []
+    bucket_log(model, ddp, log)
+    for step in range(2):
+        log.append(f"-- step {step}")
+        ddp(torch.randn(4, 8)).sum().backward()
+    return log
+
+
+print("bucket_cap_mb=300 bytes (one Linear layer fits, two do not):")
+print(*run_ranks(lambda r, w: buckets(r, w, 300 / 2**20))[0], sep="\n")
+print("bucket_cap_mb default (25):")
+print(*run_ranks(lambda r, w: buckets(r, w, None))[0], sep="\n")
+# --8<-- [end:buckets]
+
+
+# --8<-- [start:overlap]
+def overlap(rank, world_size):
+    model = mlp()
+    ddp = DDP(model, bucket_cap_mb=300 / 2**20)
+    log = []
+    names = bucket_log(model, ddp, log)
+    for p in model.parameters():  # runs once autograd has accumulated p.grad
+        p.register_post_accumulate_grad_hook(lambda p: log.append(f"  grad ready: {names[p]}"))
+    ddp(torch.randn(4, 8)).sum().backward()  # step 0: buckets are rebuilt in the order grads arrived
+    log.clear()
+    ddp(torch.randn(4, 8)).sum().backward()  # step 1: the order to read
+    return log
+
+
+print(*run_ranks(overlap)[0], sep="\n")
+# --8<-- [end:overlap]
+
+
+# --8<-- [start:unused_error]
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)  # never used in forward below
+
+    def forward(self, x):
+        return self.a(x)
+
+
+def unused(rank, world_size):
+    torch.manual_seed(0)
+    ddp = DDP(TwoHeads())
+    seen = []
+    for step in range(2):
+        try:
+            ddp(torch.randn(2, 4)).sum().backward()
+            seen.append(f"step {step}: ok")
+        except RuntimeError as e:
+            seen.append(f"step {step}: RuntimeError: {e}")
+    return seen
+
+
+print(*run_ranks(unused)[0], sep="\n")
+# --8<-- [end:unused_error]
+
+# --8<-- [start:unused_names]
+error = run_ranks(unused, env={"TORCH_DISTRIBUTED_DEBUG": "INFO"})[0][1]
+print(*[line for line in error.splitlines() if "did not receive grad" in line], sep="\n")
+# --8<-- [end:unused_names]
+
+
+# --8<-- [start:unused_fix]
+def unused_found(rank, world_size, model_cls):
+    torch.manual_seed(0)
+    model = model_cls()
+    ddp = DDP(model, find_unused_parameters=True)  # walks the autograd graph after every forward
+    for _ in range(2):
+        ddp(torch.randn(2, 4)).sum().backward()
+    return {name: p.grad is None for name, p in model.named_parameters()}
+
+
+print("grad is None:", run_ranks(lambda r, w: unused_found(r, w, TwoHeads))[0])
+results, logs = run_ranks(lambda r, w: unused_found(r, w, lambda: nn.Linear(4, 4)), logs=True)
+warning = [line for line in logs[0].splitlines() if "find_unused_parameters=True was specified" in line]
+print("with nothing unused, rank 0 warns:", warning[0].split("] ", 1)[1])
+# --8<-- [end:unused_fix]
+
+
+# --8<-- [start:no_sync]
+def accumulate(rank, world_size):
+    torch.manual_seed(0)
+    lin = nn.Linear(2, 1, bias=False)
+    ddp = DDP(lin)
+    reduced = []
+
+    def count(state, bucket):
+        reduced.append(bucket.index())
+        return default_hooks.allreduce_hook(None, bucket)
+
+    ddp.register_comm_hook(None, count)
+    x = torch.full((1, 2), rank + 1.0)  # rank 0 sees ones, rank 1 twos: local grads differ
+    with ddp.no_sync():  # micro-batch 1: gradients accumulate locally, nothing is reduced
+        ddp(x).sum().backward()
+    first, reduced_so_far = lin.weight.grad.tolist(), len(reduced)
+    ddp(x).sum().backward()  # micro-batch 2, outside no_sync: the sum of both is averaged
+    return (
+        f"after no_sync {first} ({reduced_so_far} all-reduces), "
+        f"after the next backward {lin.weight.grad.tolist()} ({len(reduced)} all-reduce)"
+    )
+
+
+show(run_ranks(accumulate))
+# --8<-- [end:no_sync]
+
+
+# --8<-- [start:fp16_hook]
+def compressed(rank, world_size, hook):
+    torch.manual_seed(0)
+    lin = nn.Linear(4, 1, bias=False)
+    ddp = DDP(lin)
+    if hook is not None:
+        ddp.register_comm_hook(None, hook)  # state None: the default process group
+    ddp(torch.full((1, 4), 1 / 3 + rank)).sum().backward()
+    return lin.weight.grad[0, 0].item()
+
+
+exact = run_ranks(lambda r, w: compressed(r, w, None))[0]
+fp16 = run_ranks(lambda r, w: compressed(r, w, default_hooks.fp16_compress_hook))[0]
+print(f"averaged gradient, float32 all-reduce: {exact!r}")
+print(f"averaged gradient, fp16_compress_hook: {fp16!r} (sent as float16, cast back to float32)")
+# --8<-- [end:fp16_hook]
