@@ -1,6 +1,7 @@
 """Mistakes readers make with DataLoader workers, each reproduced, and the fix."""
 
 # --8<-- [start:local_spawn]
+import gc
 import pickle
 
 import torch
@@ -97,4 +98,5 @@ except ValueError as e:
     first, *rest = str(e).splitlines()
     print("ValueError:", first)
     print("  last line of the worker's traceback:", rest[-1])
+gc.collect()  # the traceback's frames held the loader's iterator, and its workers with it: end them now
 # --8<-- [end:worker_error]

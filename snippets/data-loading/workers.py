@@ -3,6 +3,7 @@
 # --8<-- [start:setup]
 import multiprocessing as mp
 import os
+import warnings
 
 import torch
 import torch.multiprocessing as tmp
@@ -12,6 +13,9 @@ torch.manual_seed(0)
 MAIN_PID = os.getpid()
 PLATFORM_DEFAULT = mp.get_start_method()  # before the line below changes it
 mp.set_start_method("fork", force=True)  # these examples rely on fork (macOS defaults to spawn)
+# Python 3.12+ warns, naming the pid, whenever fork() runs in a process that has threads (torch's own
+# count); these examples fork on purpose, so the page keeps that warning out of its outputs.
+warnings.filterwarnings("ignore", r"This process \(pid=\d+\) is multi-threaded", DeprecationWarning)
 
 
 class WhoAmI(Dataset):
