@@ -33,16 +33,17 @@ def bucket_log(model, ddp, log):
     names = {p: n for n, p in model.named_parameters()}
 
     def hook(state, bucket):
-        log.append(f"bucket {bucket.index()}: {[names[p] for p in bucket.parameters()]}")
+        nbytes = bucket.buffer().numel() * bucket.buffer().element_size()
+        log.append(f"bucket {bucket.index()} ({nbytes} bytes): {[names[p] for p in bucket.parameters()]}")
         return default_hooks.allreduce_hook(None, bucket)
 
     ddp.register_comm_hook(None, hook)
     return names
 
 
-def buckets(rank, world_size, bucket_cap_mb):
+def buckets(rank, world_size, bucket_cap_mb, **options):
     model = mlp()
-    ddp = DDP(model, bucket_cap_mb=bucket_cap_mb)
+    ddp = DDP(model, bucket_cap_mb=bucket_cap_mb, **options)
     log = []
     bucket_log(model, ddp, log)
     for step in range(2):
@@ -51,10 +52,13 @@ def buckets(rank, world_size, bucket_cap_mb):
     return log
 
 
-print("bucket_cap_mb=300 bytes (one Linear layer fits, two do not):")
+print("bucket_cap_mb=300 bytes (a bucket is closed once it holds 300 bytes or more):")
 print(*run_ranks(lambda r, w: buckets(r, w, 300 / 2**20))[0], sep="\n")
-print("bucket_cap_mb default (25):")
+print("bucket_cap_mb default (25 MiB; the first bucket after the rebuild: 1 MiB):")
 print(*run_ranks(lambda r, w: buckets(r, w, None))[0], sep="\n")
+print("find_unused_parameters=True, the same 300-byte cap:")
+print(*run_ranks(lambda r, w: buckets(r, w, 300 / 2**20, find_unused_parameters=True))[0], sep="\n")
+print("dist._DEFAULT_FIRST_BUCKET_BYTES:", dist._DEFAULT_FIRST_BUCKET_BYTES)
 # --8<-- [end:buckets]
 
 

@@ -64,8 +64,8 @@ def lifecycle(rank, world_size, reshard_after_forward):
         w = first.weight
         return f"{moment:22} weight is {type(w).__name__} {tuple(w.shape)}"
 
-    # registered after fully_shard's own hooks, so each runs after FSDP's: its pre-forward hook
-    # (the all-gather) before our pre hook, its post-forward hook (the reshard) before our post hook
+    # FSDP's pre-forward hook (the all-gather) is prepended, so it runs before our pre hook; its
+    # post-forward hook (the reshard) was registered by fully_shard, so it runs before our later one
     first.register_forward_pre_hook(lambda m, args: log.append(state("in forward (pre hook)")))
     first.register_forward_hook(lambda m, args, out: log.append(state("in forward (post hook)")))
     log.append(state("before forward"))
