@@ -29,7 +29,13 @@ from handbook.reports.execution_report import site_problems
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
 from handbook.tree_files import write_atomically
-from handbook.versions import LATEST, NOT_FOUND_PAGE, deploy_command, publish_not_found_page, tool_environment
+from handbook.versions import (
+    NOT_FOUND_PAGE,
+    carries_latest,
+    deploy_command,
+    publish_not_found_page,
+    tool_environment,
+)
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -72,7 +78,7 @@ def deploy(args: argparse.Namespace) -> int:
     command = deploy_command(args.root, release, args.branch)
     print(" ".join(command))
     deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
-    if deployed == 0 and LATEST in command:  # the default version's 404 answers for the whole site
+    if deployed == 0 and carries_latest(args.root, release):  # the default version's 404 answers for the whole site
         publish_not_found_page(args.root, minor_version(release), args.branch)
         print(f"{NOT_FOUND_PAGE} at the root of {args.branch}: torch {minor_version(release)}'s")
     return deployed

@@ -21,10 +21,15 @@ NOT_FOUND_PAGE = "404.html"
 LATEST = "latest"  # the alias of the newest recorded release, and the default version
 
 
+def carries_latest(root: Path, release: str) -> bool:
+    """Whether `release` is the newest recorded one: its version is `latest`, the default."""
+    releases = recorded_releases(root)
+    return bool(releases) and releases[-1] == release
+
+
 def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[str]:
     version = minor_version(release)
-    releases = recorded_releases(root)
-    aliases = [LATEST] if releases and releases[-1] == release else []
+    aliases = [LATEST] if carries_latest(root, release) else []
     mike = str(Path(sys.executable).parent / "mike")
     return [mike, "deploy", "--branch", branch, "--update-aliases", "--title", f"torch {version}", version, *aliases]
 

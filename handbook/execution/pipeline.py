@@ -15,11 +15,12 @@ from pathlib import Path
 
 from handbook import switches
 from handbook.environment import Environment, cache_root, gpu_possible, installed_torch, this_platform
-from handbook.execution import page_history, runner
+from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
+from handbook.execution.page_history import FILE_NAME as HISTORY_FILE
 from handbook.execution.page_history import PageHistory
 from handbook.execution.recordings import Recordings, unified_diff
 from handbook.execution.results import BlockResult, BlockRun, SiteRun
@@ -120,7 +121,7 @@ def run_site(
     env = page_environment(root)
     cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
-    history = PageHistory(cache.directory.parent / page_history.FILE_NAME)
+    history = PageHistory(cache.directory.parent / HISTORY_FILE)
     own = Recordings(root, env.release, python=env.python, platform=this_platform())
     recordings, compared_with = _recordings_to_check(own, selected)
     guard = TreeGuard(root)
