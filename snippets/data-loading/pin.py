@@ -15,7 +15,7 @@ def pin_threads():
 
 
 with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
+    warnings.simplefilter("always", UserWarning)  # the warning DataLoader gives, even if it was shown before
     loader = DataLoader(TensorDataset(torch.arange(4.0)), batch_size=2, num_workers=1, pin_memory=True)
     it = iter(loader)
     (batch,) = next(it)
