@@ -16,6 +16,9 @@ mp.set_start_method("fork", force=True)  # these examples rely on fork (macOS de
 # Python 3.12+ warns, naming the pid, whenever fork() runs in a process that has threads (torch's own
 # count); these examples fork on purpose, so the page keeps that warning out of its outputs.
 warnings.filterwarnings("ignore", r"This process \(pid=\d+\) is multi-threaded", DeprecationWarning)
+# DataLoader warns when num_workers exceeds the cores this process may use (one core, say); the examples
+# use two workers on every machine, so that machine-dependent warning is kept out of their outputs too.
+warnings.filterwarnings("ignore", "This DataLoader will create", UserWarning)
 
 
 class WhoAmI(Dataset):
