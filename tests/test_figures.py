@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from handbook.execution.figures import MATPLOTLIBRC, FigureError, check_name, sanitise
+from handbook.execution.figures import MATPLOTLIBRC, FigureError, build_font_cache, check_name, sanitise
 
 SVG_NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 # What matplotlib writes, cut down: declaration, DTD, metadata, a style, clip paths, uses, text.
@@ -126,3 +126,12 @@ def test_two_runs_draw_the_same_bytes_with_the_handbooks_matplotlibrc(tmp_path):
     assert drawn[0] == drawn[1]
     kept = sanitise(drawn[0])
     assert "<text" in kept and "DejaVu Sans" in kept  # text stays text, in the one font
+
+
+@pytest.mark.full
+def test_the_font_cache_is_built_before_pages_run_so_that_no_page_prints_that_it_builds_it(tmp_path):
+    build_font_cache(tmp_path / "mplconfig")
+    assert list((tmp_path / "mplconfig").glob("fontlist-*.json"))
+    env = {**os.environ, "MPLCONFIGDIR": str(tmp_path / "mplconfig"), "MPLBACKEND": "Agg"}
+    drawn = subprocess.run([sys.executable, "-c", "import matplotlib.pyplot"], env=env, capture_output=True, text=True)
+    assert drawn.returncode == 0 and drawn.stderr == ""

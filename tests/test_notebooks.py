@@ -16,6 +16,7 @@ from site_browser import EDITION_SITES, stale
 
 from handbook.environment import installed_torch
 from handbook.execution.blocks import Block, Page, scan_docs
+from handbook.execution.figures import build_font_cache
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings
@@ -127,6 +128,9 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
     expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
+    # matplotlib's font cache built before the kernel starts: building it in a cell prints a line.
+    monkeypatch.setenv("MPLCONFIGDIR", str(REPO / ".cache/handbook/matplotlib"))
+    build_font_cache(REPO / ".cache/handbook/matplotlib")
     client = NotebookClient(
         notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )

@@ -14,7 +14,10 @@ a fixed hash salt for the ids matplotlib makes, text kept as text, one font, one
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -60,6 +63,18 @@ URL = re.compile(r"url\(\s*(?P<target>[^)]*?)\s*\)", re.IGNORECASE)
 # with no internal subset, so no entity can be declared.
 XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 PUBLIC_DOCTYPE = re.compile(r'\A\s*<!DOCTYPE\s+svg\s+PUBLIC\s+"[^"<>\[\]]*"\s+"[^"<>\[\]]*"\s*>')
+
+
+def build_font_cache(directory: Path) -> None:
+    """matplotlib's font list, built once into `directory` (the pages' MPLCONFIGDIR) before any page runs:
+    the page that built it would print "Matplotlib is building the font cache" into a block's output, and
+    two pages building it at once would race. In a child, so that the build does not import matplotlib."""
+    if any(directory.glob("fontlist-*.json")):
+        return
+    environment = {**os.environ, "MPLCONFIGDIR": str(directory)}
+    subprocess.run(
+        [sys.executable, "-c", "import matplotlib.font_manager"], env=environment, capture_output=True, timeout=300
+    )
 
 
 class FigureError(ValueError):

@@ -18,7 +18,7 @@ from handbook.environment import Environment, cache_root, gpu_possible, installe
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
-from handbook.execution.figures import MATPLOTLIBRC
+from handbook.execution.figures import MATPLOTLIBRC, build_font_cache
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.page_history import FILE_NAME as HISTORY_FILE
@@ -64,6 +64,7 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
     for name in switches.PAGE_CACHES:
         Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
+    build_font_cache(Path(os.environ["MPLCONFIGDIR"]))
     if lock := switches.value(switches.COMPILE_LOCK):  # "": compiles run as they come
         Path(lock).parent.mkdir(parents=True, exist_ok=True)
         Path(lock).touch()
