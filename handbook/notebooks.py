@@ -66,10 +66,17 @@ def _install_cells(torch_version: str) -> list:
 
 
 def chapter_notebook(
-    markdown: str, page: Page, outputs: dict[str, str], torch_version: str, prose: Callable[[str], str]
+    markdown: str,
+    page: Page,
+    outputs: dict[str, str],
+    torch_version: str,
+    prose: Callable[[str], str],
+    figures: dict[str, str] | None = None,
 ) -> nbformat.NotebookNode:
     """`markdown` is the page as this edition shows it, line for line (blocks are found by line);
-    `outputs` maps block id to its output; `prose` rewrites text cells (source links, say)."""
+    `outputs` maps block id to its output, `figures` to its figure's SVG; `prose` rewrites text
+    cells (source links, say)."""
+    figures = figures or {}
     lines = markdown.splitlines()
     closing = {fence.first: fence.last for fence in fences(lines)}
     cells = [*_install_cells(torch_version), new_code_cell(PAGE_STATE)]
@@ -82,6 +89,9 @@ def chapter_notebook(
         cell = new_code_cell(block.code if block.device != "cuda" else f"{GPU_CELL_NOTE}\n{block.code}")
         if outputs.get(block.id):
             cell.outputs = [new_output("stream", name="stdout", text=outputs[block.id] + "\n")]
+        if figures.get(block.id):  # shown as Jupyter shows a figure; its alt text for readers who cannot see it
+            data = {"image/svg+xml": figures[block.id], "text/plain": block.alt}
+            cell.outputs.append(new_output("display_data", data=data))
         cells.append(cell)
         start = closing[first] + 1
     tail = "\n".join(lines[start:]).strip()

@@ -24,7 +24,7 @@ from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
 from handbook.prebuild import Edition, prepare
-from handbook.rendering import PageRenderer
+from handbook.rendering import PageRenderer, figure_path
 from handbook.reports import site_report, what_changed
 from handbook.reports.execution_report import write_report
 from handbook.sources import source_map
@@ -109,6 +109,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                     use_directory_urls=config.use_directory_urls,
                 )
             )
+        for path in edition.figure_files():  # each block's figure, a file of the site (README, "Figures")
+            files.append(File(path, src_dir=str(edition.figures), dest_dir=config.site_dir, use_directory_urls=False))
         if self.dirty:
             changed = rebuilds.changed(self.render_inputs, edition.inputs)
             if self.render_inputs:  # the first build renders every page
@@ -132,8 +134,17 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             if src in edition.chapters
             else None
         )
+        figure_urls = {
+            result.block.id: figure.url_relative_to(page.file)
+            for result in edition.site.results.get(src, [])
+            if result.figure and (figure := files.get_file_from_path(figure_path(src, result.block.id)))
+        }
         self.renderer = edition.renderer(
-            src, changes.url_relative_to(page.file) if changes else None, colab, serving=self.serving
+            src,
+            changes.url_relative_to(page.file) if changes else None,
+            colab,
+            serving=self.serving,
+            figure_urls=figure_urls,
         )
         if page.file.generated_by:
             return markdown

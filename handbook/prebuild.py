@@ -36,12 +36,12 @@ from handbook.markdown_structure import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import QUOTE, QuotedProse, resolve_quotes
 from handbook.releases import recorded_releases
-from handbook.rendering import PageRenderer
+from handbook.rendering import PageRenderer, figure_path
 from handbook.reports import what_changed
 from handbook.sources import source_map
 from handbook.sources.links import Citation, SourceLinker, sections_without_links
 from handbook.sources.tree import SourceTree
-from handbook.tree_files import read_text, write_atomically
+from handbook.tree_files import read_text, write_atomically, write_if_changed
 
 CONFIG_FILE = "mkdocs.yml"
 RECORD_FORMAT = 1
@@ -193,7 +193,23 @@ class Edition:
         markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles)
         return self.linker.rewrite(markdown, page).markdown
 
-    def renderer(self, page: str, changes_url: str | None, colab_url: str | None, serving: bool) -> PageRenderer:
+    @property
+    def figures(self) -> Path:
+        """Where this edition's figure files are written, to be published as files of the site (see `plugin`)."""
+        return cache_root(self.root) / "figures" / (edition_name() + ("-serve" if self.serving else ""))
+
+    def figure_files(self) -> list[str]:
+        """Every figure of this edition, as a path among the site's files."""
+        return [figure_path(r.block.page, r.block.id) for r in self.site.all_results() if r.block.figure and r.figure]
+
+    def renderer(
+        self,
+        page: str,
+        changes_url: str | None,
+        colab_url: str | None,
+        serving: bool,
+        figure_urls: dict[str, str] | None = None,
+    ) -> PageRenderer:
         """What renders `page`'s blocks: their results, and where each changed since the last release."""
         results = self.site.results.get(page, [])
         changed = {}
@@ -214,6 +230,7 @@ class Edition:
             changed=changed,
             colab_url=colab_url,
             other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
+            figure_urls=figure_urls or {},
         )
 
     def render_inputs(self) -> dict[str, str]:
@@ -296,6 +313,7 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
         record.write(site)  # a step that found problems records nothing: the build runs it again
         edition.log.append(f"recorded the run in {record.shown}: until the tree changes, a build runs no page")
     _write_notebooks(edition)
+    _write_figures(edition)
     return edition
 
 
@@ -351,6 +369,13 @@ def _check_prose(edition: Edition) -> list[str]:
     return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)] if errors else []
 
 
+def _write_figures(edition: Edition) -> None:
+    """This edition's figures, as files the site publishes (a figure's text was sanitised when it was drawn)."""
+    for result in edition.site.all_results():
+        if result.block.figure and result.figure:
+            write_if_changed(edition.figures / figure_path(result.block.page, result.block.id), result.figure)
+
+
 def _write_notebooks(edition: Edition) -> None:
     """This edition's notebook of every chapter, with the outputs its blocks printed."""
     for page_path, _title in edition.chapters.items():
@@ -362,12 +387,14 @@ def _write_notebooks(edition: Edition) -> None:
         # Lines kept: the notebook finds each block by its line in the page.
         markdown = edition.quoted(edition.versioned(source, page_path, keep_lines=True), page_path).markdown
         outputs = {r.block.id: r.output for r in edition.site.results.get(page_path, [])}
+        figures = {r.block.id: r.figure for r in edition.site.results.get(page_path, []) if r.figure}
         notebook = notebooks.chapter_notebook(
             markdown,
             edition.site.page(page_path),
             outputs,
             edition.site.environment.torch,
             lambda text, p=page_path: edition.notebook_prose(text, p),
+            figures,
         )
         notebooks.write(notebook, path)
         _notebooks_written[path] = inputs

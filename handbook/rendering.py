@@ -64,6 +64,7 @@ class PageRenderer:
     repo_url: str | None = None
     commit: str | None = None
     uncommitted: frozenset[str] = frozenset()  # repository paths that differ from `commit`
+    figure_urls: dict[str, str] = field(default_factory=dict)  # block id -> its figure file, relative to the page
     taken: set[int] = field(default_factory=set)
 
     def take(self, code: str) -> BlockResult:
@@ -110,6 +111,8 @@ class PageRenderer:
         parts = []
         if text:
             parts.append(_output_block(language, text))
+        if result.figure and (url := self.figure_urls.get(result.block.id)):
+            parts.append(figure_html(url, result.block.alt))
         parts.append(self.origin_note(result))
         if note := measured_note(result):
             parts.append(note)
@@ -155,6 +158,20 @@ class PageRenderer:
         # tabs (`source="tabbed-left"`) markdown-exec indents the output, and indented raw HTML
         # would land inside a paragraph of its own.
         return f"{place}: {_inline(how_shown(result))}{run_it}\n{{: .{kind} }}"
+
+
+def figure_path(page: str, block_id: str) -> str:
+    """Where a block's figure is among the site's files: `memory.md`, `segments` -> `figures/memory/segments.svg`."""
+    return f"figures/{page.removesuffix('.md')}/{block_id}.svg"
+
+
+def figure_html(url: str, alt: str) -> str:
+    """A figure under its block's output: the SVG as an <img>, which runs no script and fetches
+    nothing, whatever the file holds (the sanitiser is the first defence, this the second)."""
+    return (
+        f'<figure class="handbook-figure"><img src="{html.escape(url)}" alt="{html.escape(alt)}" '
+        'loading="lazy"></figure>'
+    )
 
 
 def how_shown(result: BlockResult) -> str:

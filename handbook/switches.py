@@ -15,9 +15,9 @@ EXECUTE = "HANDBOOK_EXECUTE"  # 0: render-only, recordings shown, no block runs
 CACHE_DIR = "HANDBOOK_CACHE_DIR"  # where the caches live
 READ_ONLY_TREE = "HANDBOOK_READ_ONLY_TREE"  # 0: pages see the tree writable (the tree guard alone)
 COMPILE_LOCK = "HANDBOOK_COMPILE_LOCK"  # the file C++ compiles take turns on ("": none)
-# torch's own, which the pipeline sets for every page: its compile caches, kept writable for pages
-# that see the rest of the caches read-only, and out of the execution cache's key.
-COMPILE_CACHES = ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR")
+# The caches the pipeline sets for every page: torch's compile caches and matplotlib's font cache,
+# kept writable for pages that see the rest of the caches read-only, and out of the execution cache's key.
+PAGE_CACHES = ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "MPLCONFIGDIR")
 # Read by mkdocs.yml (`!ENV`): the version selector's provider (mike's deployments set it) and
 # the site's address (`make serve` serves at the root of localhost).
 VERSION_PROVIDER = "HANDBOOK_VERSION_PROVIDER"

@@ -15,7 +15,8 @@ from nbclient import NotebookClient
 from site_browser import EDITION_SITES, stale
 
 from handbook.environment import installed_torch
-from handbook.execution.blocks import scan_docs
+from handbook.execution.blocks import Block, Page, scan_docs
+from handbook.execution.figures import build_font_cache
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings
@@ -127,6 +128,9 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
     expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
+    # matplotlib's font cache built before the kernel starts: building it in a cell prints a line.
+    monkeypatch.setenv("MPLCONFIGDIR", str(REPO / ".cache/handbook/matplotlib"))
+    build_font_cache(REPO / ".cache/handbook/matplotlib")
     client = NotebookClient(
         notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
@@ -153,7 +157,6 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
 
 
 def test_a_quoted_value_is_text_in_the_notebook_too():
-    from handbook.execution.blocks import Block, Page
     from handbook.prose.quotes import resolve_quotes
 
     output = "value: [x](javascript:alert(1)) <img src=x onerror=alert(1)> *b*"
@@ -165,6 +168,17 @@ def test_a_quoted_value_is_text_in_the_notebook_too():
     html = MarkdownIt("commonmark").render(prose)  # as Jupyter renders a Markdown cell: CommonMark
     assert "<img" not in html and "<a" not in html and "<em>" not in html
     assert "It prints [x](javascript:alert(1)) &lt;img src=x onerror=alert(1)&gt; *b*." in html
+
+
+def test_a_figure_is_the_cells_display_data_with_its_alt_text():
+    block = Block("demo.md", 1, "b", "print(1)", "docs/demo.md", 4, 3, options={"figure": "b.svg", "alt": "A bar."})
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" />\n'
+    markdown = '# Demo\n\n```python exec="on" figure="b.svg" alt="A bar."\nprint(1)\n```\n'
+    notebook = chapter_notebook(markdown, Page("demo.md", (block,)), {"b": "1"}, "2.13.0", lambda t: t, {"b": svg})
+    [cell] = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.source == "print(1)"]
+    assert [o.output_type for o in cell.outputs] == ["stream", "display_data"]
+    assert cell.outputs[1].data == {"image/svg+xml": svg, "text/plain": "A bar."}
+    nbformat.validate(notebook)
 
 
 def test_two_builds_writing_one_notebook_at_once_never_collide(tmp_path):

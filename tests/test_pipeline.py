@@ -66,6 +66,29 @@ def test_a_claim_is_checked_before_there_is_a_recording_so_goldens_cannot_record
     assert missed.status == Status.CLAIM
 
 
+FIGURE_BLOCK = Block("ch.md", 1, "bars", "draw()", "docs/ch.md", 3, 2, options={"figure": "b.svg", "alt": "Bars."})
+
+
+def test_a_figure_is_checked_like_an_output(tmp_path):
+    recorded = recordings(tmp_path, **{"bars.txt": "1\n", "bars.svg": "<svg>\n<rect/>\n</svg>\n"})
+    same = check(FIGURE_BLOCK, BlockRun(Status.OK, "1", figure="<svg>\n<rect/>\n</svg>\n"), recorded, False)
+    assert same.status == Status.OK
+    changed = check(FIGURE_BLOCK, BlockRun(Status.OK, "1", figure="<svg>\n<circle/>\n</svg>\n"), recorded, False)
+    assert changed.status == Status.DRIFT
+    assert "the figure 'b.svg' changed (its recording is recordings/torch-2.13.0/ch/bars.svg)" in changed.error
+    assert "-<rect/>" in changed.error and "+<circle/>" in changed.error
+    missing = check(
+        FIGURE_BLOCK,
+        BlockRun(Status.OK, "1", figure="<svg/>"),
+        recordings(tmp_path / "x", **{"bars.txt": "1\n"}),
+        False,
+    )
+    assert (
+        missing.status == Status.UNRECORDED
+        and "no figure recorded at recordings/torch-2.13.0/ch/bars.svg" in missing.error
+    )
+
+
 def test_a_run_that_raised_keeps_its_status_and_error(tmp_path):
     result = check(BLOCK, BlockRun(Status.RAISED, "", "boom"), recordings(tmp_path, **{"shapes.txt": "1\n"}), False)
     assert (result.status, result.error) == (Status.RAISED, "boom")

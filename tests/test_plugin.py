@@ -724,3 +724,88 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+FIGURE_PAGE = """
+# Demo
+
+## Bars
+
+Linked to [TensorImpl](pytorch:c10/core/TensorImpl.h#TensorImpl).
+
+```python exec="on" figure="bars.svg" alt="Two bars: the second, b, twice as tall as the first, a"
+--8<-- "snippets/demo/bars.py:bars"
+```
+"""
+
+FIGURE_SNIPPET = """
+# --8<-- [start:bars]
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(3, 2))
+heights = [1, 2]
+ax.bar(["a", "b"], heights, color="{colour}")
+fig.savefig("bars.svg")
+print("heights:", heights)
+# --8<-- [end:bars]
+"""
+
+
+def make_figure(project, colour: str = "#0072B2") -> None:
+    project.write("docs/demo.md", FIGURE_PAGE)
+    project.write("snippets/demo/bars.py", FIGURE_SNIPPET.format(colour=colour))
+
+
+def test_a_figure_is_recorded_and_shown_and_a_changed_figure_fails_naming_its_block(project):
+    make_figure(project)
+    assert (result := project.goldens()).returncode == 0, result.stderr
+    recorded = project.root / "recordings/torch-2.13.0/demo/bars-bars.svg"
+    figure = recorded.read_text()
+    assert figure.startswith("<svg") and "<metadata" not in figure and "Matplotlib v" not in figure
+    assert (result := project.build()).returncode == 0, result.stderr
+    html = (project.root / "site/demo/index.html").read_text()
+    assert '<figure class="handbook-figure"><img src="../figures/demo/bars-bars.svg"' in html
+    assert 'alt="Two bars: the second, b, twice as tall as the first, a"' in html
+    assert (project.root / "site/figures/demo/bars-bars.svg").read_text() == figure
+    # The same input draws the same bytes: a fresh run (no cache) still matches the recording.
+    assert (result := project.build(HANDBOOK_CACHE="0")).returncode == 0, result.stderr
+    # A changed input changes the figure and nothing the block prints: the build fails naming the block.
+    make_figure(project, colour="#D55E00")
+    result = project.build()
+    assert result.returncode != 0
+    assert "heights: [1, 2]" not in result.stderr.split("changed (its recording")[1]  # no output diff
+    assert "docs/demo.md, block 1 (bars-bars), snippets/demo/bars.py:2" in result.stderr
+    assert (
+        "the figure 'bars.svg' changed (its recording is recordings/torch-2.13.0/demo/bars-bars.svg)" in result.stderr
+    )
+
+
+def test_a_figure_block_that_saves_no_figure_fails_naming_the_block(project):
+    make_figure(project)
+    project.write(
+        "snippets/demo/bars.py", FIGURE_SNIPPET.format(colour="#0072B2").replace('fig.savefig("bars.svg")', "pass")
+    )
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/demo.md, block 1 (bars-bars), snippets/demo/bars.py:2: the block's figure is missing" in result.stderr
+    assert "did not save it" in result.stderr and 'fig.savefig("bars.svg")' in result.stderr
+
+
+def test_a_figure_with_a_script_is_refused(project):
+    make_figure(project)
+    unsafe = 'open("bars.svg", "w").write(\'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>\')'
+    project.write(
+        "snippets/demo/bars.py", FIGURE_SNIPPET.format(colour="#0072B2").replace('fig.savefig("bars.svg")', unsafe)
+    )
+    result = project.build()
+    assert result.returncode != 0
+    assert "figure='bars.svg': the figure holds a <script> element" in result.stderr
+
+
+def test_a_stale_figure_recording_fails_the_build(project):
+    make_figure(project)
+    assert project.goldens().returncode == 0
+    (project.root / "recordings/torch-2.13.0/demo/gone.svg").write_text("<svg/>\n")
+    result = project.build()
+    assert result.returncode != 0
+    assert "recordings/torch-2.13.0/demo/gone.svg: a recording whose block is gone" in result.stderr

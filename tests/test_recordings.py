@@ -45,6 +45,31 @@ def test_stale_recordings_are_those_without_a_block(tmp_path: Path):
     assert recordings.all_files() == [recordings.path(kept)]
 
 
+def test_a_figure_is_recorded_beside_its_output_and_is_stale_when_its_block_draws_none(tmp_path: Path):
+    recordings = Recordings(tmp_path, "2.13.0")
+    drawing = block(id_="seg", figure="seg.svg", alt="Two segments")
+    assert recordings.relative(recordings.figure_path(drawing)) == "recordings/torch-2.13.0/ch/seg.svg"
+    assert recordings.write_figure(drawing, "<svg/>") == recordings.figure_path(drawing)
+    assert recordings.write_figure(drawing, "<svg/>\n") is None  # unchanged: nothing written
+    assert recordings.read_figure(drawing) == "<svg/>"
+    recordings.write(drawing, "out")
+    assert recordings.stale([Page("ch.md", (drawing,))]) == []
+    no_longer = block(id_="seg")  # the same block without figure=: its figure recording is stale
+    assert recordings.stale([Page("ch.md", (no_longer,))]) == [recordings.figure_path(drawing)]
+
+
+def test_another_python_records_a_figure_only_where_it_differs(tmp_path: Path):
+    drawing = block(id_="seg", figure="seg.svg", alt="Two segments")
+    Recordings(tmp_path, "2.13.0").write_figure(drawing, "<svg/>")
+    other = Recordings(tmp_path, "2.13.0", python="3.13")
+    assert other.write_figure(drawing, "<svg/>") is None and other.figure_path(drawing).name == "seg.svg"
+    assert not (tmp_path / "recordings/torch-2.13.0/python-3.13").exists()
+    written = other.write_figure(drawing, "<svg id='x'/>")
+    assert other.relative(written) == "recordings/torch-2.13.0/python-3.13/ch/seg.svg"
+    assert other.read_figure(drawing) == "<svg id='x'/>"
+    assert Recordings(tmp_path, "2.13.0").read_figure(drawing) == "<svg/>"
+
+
 def test_diff_is_unified_and_names_the_recording():
     diff = unified_diff("a\nb", "a\nc", "rec.txt")
     assert "--- rec.txt (recorded)" in diff and "-b" in diff and "+c" in diff

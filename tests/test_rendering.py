@@ -133,6 +133,18 @@ def test_output_is_boxed_apart_from_the_source_with_its_origin_linked_under_it()
     ) in box  # under the output
 
 
+def test_a_figure_is_an_img_under_the_output_with_its_alt_text_escaped():
+    drawing = Block(
+        "ch.md", 1, "bars", "print(1)", "docs/ch.md", 3, 2, options={"figure": "b.svg", "alt": 'A <b> "bar"'}
+    )
+    result = BlockResult(Status.OK, "42", block=drawing, figure="<svg/>")
+    renderer = PageRenderer("ch.md", [result], figure_urls={"bars": "../figures/ch/bars.svg"})
+    html = rendered(renderer, '```python exec="on" figure="b.svg" alt="A bar"\nprint(1)\n```\n')
+    figure = '<figure class="handbook-figure"><img src="../figures/ch/bars.svg" alt="A &lt;b&gt; &quot;bar&quot;"'
+    assert figure in html and html.index("handbook-output") < html.index(figure) < html.index("handbook-origin")
+    assert 'figure="' not in html and 'alt="A bar"' not in html  # the engine's options are not attributes
+
+
 def test_inside_tabs_the_output_keeps_its_box_and_the_origin_its_paragraph():
     renderer = PageRenderer("ch.md", [BlockResult(Status.OK, "42", block=BLOCK)])
     html = rendered(renderer, '```python exec="on" source="tabbed-left"\nprint(1)\n```\n')

@@ -50,7 +50,7 @@ def test_a_result_of_a_run_keeps_every_field_of_the_run():
 
 
 def test_a_run_survives_its_json_form():
-    run = BlockRun(Status.CACHED, "out", "err", 0.5, MACHINE, ["sleep 9"])
+    run = BlockRun(Status.CACHED, "out", "err", 0.5, MACHINE, ["sleep 9"], "<svg/>\n")
     assert run_from_json(json.loads(json.dumps(run_as_json(run)))) == run
 
 
@@ -62,6 +62,7 @@ def test_a_run_survives_its_json_form():
         {"status": "no such status"},
         {"status": "ok", "output": 7},
         {"status": "ok", "machine": "x86"},
+        {"status": "ok", "figure": ["<svg/>"]},
         {"status": "ok", "surprise": 1},
     ],
 )

@@ -18,6 +18,7 @@ from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPrep
 from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 
 from handbook.errors import InputError
+from handbook.execution.figures import check_name
 from handbook.markdown_structure import FenceError, fences, section_of_each_line
 from handbook.tree_files import confined, read_text, refuse_links
 
@@ -28,7 +29,7 @@ SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}")
 SOURCE_EXCERPT = "pytorch:"  # `--8<-- "pytorch:..."` is a source excerpt (handbook.sources), not a file
 
 # The options an executed fence may carry. The engine's own are not shown as attributes.
-ENGINE_OPTIONS = {"timeout", "device", "memory", "predicts"}
+ENGINE_OPTIONS = {"timeout", "device", "memory", "predicts", "figure", "alt"}
 # markdown-exec's, which keep their meaning (`id` also names the recording) ...
 MARKDOWN_EXEC_OPTIONS = {"exec", "id", "idprefix", "source", "result", "tabs", "updatetoc"}
 # ... and what goes on the source's code block (pymdownx.highlight, Material).
@@ -66,6 +67,16 @@ class Block:
     @property
     def device(self) -> str:
         return self.options.get("device", "cpu")
+
+    @property
+    def figure(self) -> str | None:
+        """The SVG file the block saves its figure as (`figure="segments.svg"`), or None."""
+        return self.options.get("figure") or None
+
+    @property
+    def alt(self) -> str:
+        """What the block's figure shows, in words (`alt="..."`)."""
+        return self.options.get("alt", "").strip()
 
     @property
     def label(self) -> str:
@@ -237,6 +248,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
     sections = section_of_each_line(lines)
     blocks: list[Block] = []
     seen_ids: dict[str, int] = {}
+    seen_figures: dict[str, int] = {}
     for fence in page_fences:
         fence_line = fence.first + 1
         where = f"{page_file}:{fence_line} (block {len(blocks) + 1})"
@@ -260,6 +272,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
                 "language to show code that does not)"
             )
         check_options(options, where)
+        check_figure(options, where)
         includes = [INCLUDE.match(line) for line in body]
         if any(includes):
             if len([line for line in body if line.strip()]) != 1:
@@ -283,6 +296,13 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
                 f'{seen_ids[block_id]}); give one an id="..."'
             )
         seen_ids[block_id] = fence_line
+        if figure := options.get("figure"):
+            if figure in seen_figures:
+                raise BlockError(
+                    f"{where}: figure={figure!r} is drawn by two blocks of {page_file} (also at line "
+                    f"{seen_figures[figure]}); give each figure a file name of its own"
+                )
+            seen_figures[figure] = fence_line
         block = Block(
             page,
             len(blocks) + 1,
@@ -307,6 +327,35 @@ def check_options(options: dict[str, str], where: str) -> None:
         if name not in ENGINE_OPTIONS | MARKDOWN_EXEC_OPTIONS | CODE_BLOCK_OPTIONS:
             known = ", ".join(sorted(ENGINE_OPTIONS | MARKDOWN_EXEC_OPTIONS | CODE_BLOCK_OPTIONS))
             raise BlockError(f"{where}: unknown fence option {name}= (known: {known})")
+
+
+# An alt text says what the figure shows to a reader who cannot see it: a sentence, not a word.
+MIN_ALT_CHARS = 20
+
+
+def check_figure(options: dict[str, str], where: str) -> None:
+    """A figure is a file name of its own, said in words by `alt=`, drawn by a block that runs here."""
+    figure, alt = options.get("figure"), options.get("alt")
+    if figure is None:
+        if alt is not None:
+            raise BlockError(f'{where}: alt= describes a figure, and the block declares none (figure="name.svg")')
+        return
+    if problem := check_name(figure):
+        raise BlockError(f"{where}: {problem}")
+    if alt is None or not alt.strip():
+        raise BlockError(
+            f'{where}: figure={figure!r} has no alt="...": say what the figure shows, for readers who cannot see it'
+        )
+    if len(alt.strip()) < MIN_ALT_CHARS or alt.strip().lower() == figure.lower():
+        raise BlockError(
+            f"{where}: alt={alt!r} does not say what the figure shows; write a sentence (at least "
+            f"{MIN_ALT_CHARS} characters) naming what it draws and what it shows"
+        )
+    if options.get("device") == "cuda":
+        raise BlockError(
+            f"{where}: figure= on a GPU-only block: its figure could not be drawn or checked here; draw it "
+            "from a CPU block"
+        )
 
 
 def _region_id(target: str) -> str:

@@ -19,6 +19,7 @@ from handbook import switches
 from handbook.environment import Environment
 from handbook.errors import InputError
 from handbook.execution.blocks import Page
+from handbook.execution.figures import MATPLOTLIBRC
 from handbook.execution.results import BlockRun, CorruptEntry, run_as_json, run_from_json
 from handbook.execution.status import Status
 from handbook.tree_files import write_atomically
@@ -34,14 +35,16 @@ ENGINE_MODULES = (
     "handbook.execution.preload",
     "handbook.execution.zygote",
     "handbook.execution.normalise",
+    "handbook.execution.figures",
 )
-FORMAT = 2  # 2: each run says which machine it ran on
+FORMAT = 3  # 2: each run says which machine it ran on; 3: and holds its block's figure
 
 
 def engine_version() -> str:
     digest = hashlib.sha256()
     for module in ENGINE_MODULES:
         digest.update(Path(importlib.util.find_spec(module).origin).read_bytes())
+    digest.update(MATPLOTLIBRC.read_bytes())  # what every figure is drawn with
     return digest.hexdigest()[:16]
 
 
@@ -60,11 +63,18 @@ def cache_key(page: Page, environment: Environment) -> str:
 # Settings pages inherit that change what they print: torch's own, the hash seed (set and dict
 # orders), the profiler's log level (its timestamped lines). The pipeline sets some of them.
 OUTPUT_VARIABLE_PREFIXES = ("TORCH_", "TORCHINDUCTOR_", "ATEN_")
-OUTPUT_VARIABLES = {"PYTHONHASHSEED", "KINETO_LOG_LEVEL", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+OUTPUT_VARIABLES = {
+    "PYTHONHASHSEED",
+    "KINETO_LOG_LEVEL",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "MPLBACKEND",
+    "SOURCE_DATE_EPOCH",
+}
 
 # Where torch keeps its compile caches, the file compiles take turns on, and what pages see
 # read-only change no output.
-CACHE_DIR_VARIABLES = {*switches.COMPILE_CACHES, switches.COMPILE_LOCK, switches.PAGE_READ_ONLY}
+CACHE_DIR_VARIABLES = {*switches.PAGE_CACHES, switches.COMPILE_LOCK, switches.PAGE_READ_ONLY}
 
 
 def output_settings() -> list[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 Blocks run as in the build (cache included). If any block fails to run, no
 recording is written or removed. Otherwise every executed block's output is
-recorded, recordings without a block are removed, and the changed files are listed.
+recorded (and every figure, beside it), recordings without a block are removed, and the changed files are listed.
 On a Python other than the one the recordings are made with, only its overlay
 changes: an output recorded where it differs from the shared one, removed where
 it no longer does.
@@ -66,6 +66,8 @@ def record(
             written = stage.write(result.block, result.output, provenance)
             if not result.status.passes or not before.exists():  # drift, unrecorded, or an overlay now redundant
                 changed.append(stage.relative(written) if written else f"{stage.relative(before)} (removed)")
+            if result.block.figure and result.figure and (drawn := stage.write_figure(result.block, result.figure)):
+                changed.append(stage.relative(drawn))
         for path in [] if gpu_only or not site.stale else stage.stale(site.pages):
             stage.remove(path)
             changed.append(f"{stage.relative(path)} (removed)")

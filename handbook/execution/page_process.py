@@ -4,7 +4,8 @@ This module runs in a child forked by the build's zygote, which has already impo
 torch (see `zygote.py`, `preload.py`), so a page pays no import. It reports to the parent through a
 pipe: ("confinement", what it sees read-only) and ("machine", what it runs on) first
 (see `confinement`, `this_machine`), ("start", i,
-capture_path) before block i, ("done", i, status, error,
+capture_path) before block i, ("figure", i, bytes) after a block that declares a figure
+(the file as written, which the parent sanitises: see `figures`), ("done", i, status, error,
 seconds, spawned) after it (`spawned`: pids of the processes first seen running
 after block i), ("late", [(i, characters), ...]) for what threads block i started
 printed after it ended (held back, see `LateOutput`), ("leftovers", [(i, command
@@ -18,12 +19,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import ctypes
 import faulthandler
 import io
 import os
 import resource
 import signal
+import stat
 import sys
 import threading
 import time
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from handbook import switches
 from handbook.execution import cgroups, confinement, processes
+from handbook.execution.figures import MAX_FIGURE_BYTES
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.status import Status
 
@@ -168,6 +172,30 @@ def _run_block(block: dict, namespace: dict, repo_root: str) -> tuple[Status, st
     return Status.OK, ""
 
 
+NO_FOLLOW_NO_WAIT = os.O_NOFOLLOW | os.O_NONBLOCK
+
+
+def _read_figure(name: str) -> tuple[bytes | None, str]:
+    """The figure file a block saved into the working directory: (its bytes, "") or (None, why not)."""
+    try:
+        with open(
+            name, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+        ) as figure:
+            if not stat.S_ISREG(os.fstat(figure.fileno()).st_mode):
+                return None, f"the figure {name!r} is not a file"
+            data = figure.read(MAX_FIGURE_BYTES + 1)
+    except FileNotFoundError:
+        return None, (
+            f"the block declares figure={name!r} but did not save it: save it into the working directory "
+            f'as a reader would, fig.savefig("{name}")'
+        )
+    except OSError as error:
+        return None, f"the figure {name!r} cannot be read: {error.strerror} (a figure is a plain file, not a link)"
+    if len(data) > MAX_FIGURE_BYTES:
+        return None, f"the figure {name!r} holds more than {MAX_FIGURE_BYTES // 2**20} MiB, the most a figure may"
+    return data, ""
+
+
 def _capture_into(path: Path) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
@@ -190,7 +218,7 @@ def _confine(repo_root: str, capture_dir: str, work_dir: str) -> str:
     """The tree and the build's caches read-only for this page; torch's compile caches and the page's
     own directories writable (see `confinement`)."""
     extra = [path for path in (switches.value(switches.PAGE_READ_ONLY) or "").split(os.pathsep) if path]
-    compile_caches = [os.environ.get(name, "") for name in switches.COMPILE_CACHES]
+    compile_caches = [os.environ.get(name, "") for name in switches.PAGE_CACHES]
     return confinement.confine([repo_root, *extra], [*filter(None, compile_caches), capture_dir, work_dir])
 
 
@@ -219,6 +247,9 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
             continue
         last_run = index
         capture = Path(capture_dir) / f"{index}.out"
+        if block.get("figure"):  # a file left by an earlier block is not this block's figure
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(block["figure"])
         _capture_into(capture)
         conn.send(("start", index, str(capture)))
         started = time.perf_counter()
@@ -230,6 +261,12 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
         _libc_flush()
         if status == Status.OK and os.stat(capture).st_size > MAX_OUTPUT_BYTES:
             status, error = Status.OUTPUT, too_much_output()
+        if status == Status.OK and block.get("figure"):
+            figure, problem = _read_figure(block["figure"])
+            if figure is None:
+                status, error = Status.FIGURE, problem
+            else:
+                conn.send(("figure", index, figure))
         try:
             spawned = [p.pid for p in processes.descendants(os.getpid()) if p.pid not in started_by]
         except OSError as failure:  # EMFILE: psutil reads /proc through files

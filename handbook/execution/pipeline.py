@@ -18,6 +18,7 @@ from handbook.environment import Environment, cache_root, gpu_possible, installe
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
+from handbook.execution.figures import MATPLOTLIBRC, build_font_cache
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.page_history import FILE_NAME as HISTORY_FILE
@@ -46,6 +47,13 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     # Set and dict-of-str orders must not change between builds.
     os.environ.setdefault("PYTHONHASHSEED", "0")
+    # Figures (README, "Figures"): drawn off-screen, with the handbook's matplotlibrc (a fixed hash salt,
+    # text as text, one font), dated by no clock; matplotlib's font cache is built once, not per page
+    # (building it prints a line, and takes seconds).
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ.setdefault("MATPLOTLIBRC", str(MATPLOTLIBRC))
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    os.environ.setdefault("MPLCONFIGDIR", str(caches / "matplotlib"))
     # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time), where
@@ -54,8 +62,9 @@ def prepare_page_processes(root: Path) -> None:
     # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
     # those, and the lock file, must exist before a page's mounts are made.
     os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
-    for name in switches.COMPILE_CACHES:
+    for name in switches.PAGE_CACHES:
         Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
+    build_font_cache(Path(os.environ["MPLCONFIGDIR"]))
     if lock := switches.value(switches.COMPILE_LOCK):  # "": compiles run as they come
         Path(lock).parent.mkdir(parents=True, exist_ok=True)
         Path(lock).touch()
@@ -80,7 +89,15 @@ def _job(page: Page, cuda: bool) -> PageJob:
         except runner.SettingError as error:
             raise BlockError(f"docs/{page.path}:{b.page_line} (block {b.index}): {error}") from error
         blocks.append(
-            BlockJob(b.code, b.origin_file, b.origin_line, timeout, run=cuda or b.device != "cuda", memory=memory)
+            BlockJob(
+                b.code,
+                b.origin_file,
+                b.origin_line,
+                timeout,
+                run=cuda or b.device != "cuda",
+                memory=memory,
+                figure=b.figure,
+            )
         )
     return PageJob(page.path, blocks)
 
@@ -93,7 +110,11 @@ def recorded_site(root: Path, pages: list[Page]) -> SiteRun:
     for page in pages:
         site.results[page.path] = [
             BlockResult(
-                Status.RECORDED, recordings.read(b) or "", block=b, recording=recordings.relative(recordings.path(b))
+                Status.RECORDED,
+                recordings.read(b) or "",
+                figure=recordings.read_figure(b) or "",
+                block=b,
+                recording=recordings.relative(recordings.path(b)),
             )
             if b.device != "cuda"
             else check(b, BlockRun(Status.SKIPPED), recordings, cuda=False)
@@ -209,7 +230,14 @@ def _cached_runs(
         cached = cache.load(keys[page.path], len(page.blocks))
         if cached is not None:
             runs[page.path] = [
-                BlockRun(Status.CACHED if r.status == Status.OK else r.status, r.output, r.error, r.seconds, r.machine)
+                BlockRun(
+                    Status.CACHED if r.status == Status.OK else r.status,
+                    r.output,
+                    r.error,
+                    r.seconds,
+                    r.machine,
+                    figure=r.figure,
+                )
                 for r in cached
             ]
         else:
@@ -255,7 +283,29 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
     elif masked(recorded) != masked(run.output):  # measured values are checked by their claims, above
         result.status = Status.DRIFT
         result.error = unified_diff(masked(recorded), masked(run.output), path)
+    if block.figure and result.status in {Status.OK, Status.CACHED, Status.DRIFT}:
+        _check_figure(result, recordings)
     return result
+
+
+FIGURE_DIFF_LINES = 40  # a figure's diff says where it changed; the whole SVG is one `git diff` away
+
+
+def _check_figure(result: BlockResult, recordings: Recordings) -> None:
+    """A figure is checked like the output: a figure that differs from its recording is a drift of its block."""
+    block = result.block
+    path = recordings.relative(recordings.figure_path(block))
+    recorded = recordings.read_figure(block)
+    if recorded is None:
+        result.status = Status.UNRECORDED
+        result.error = "\n".join(filter(None, [result.error, f"no figure recorded at {path}; run `make goldens`"]))
+    elif recorded != result.figure.rstrip("\n"):
+        diff = unified_diff(recorded, result.figure.rstrip("\n"), path).splitlines()
+        if len(diff) > FIGURE_DIFF_LINES:
+            diff = [*diff[:FIGURE_DIFF_LINES], f"... ({len(diff) - FIGURE_DIFF_LINES} more diff lines)"]
+        said = f"the figure {block.figure!r} changed (its recording is {path}):"
+        result.status = Status.DRIFT
+        result.error = "\n".join(filter(None, [result.error, said, *diff]))
 
 
 PREDICTION_LINE = re.compile(r"^\s*(?P<name>[^:\n]+?)\s*:\s*(?P<value>.*?)\s*$", re.MULTILINE)

@@ -1,6 +1,7 @@
 """Recorded outputs: plain text under version control, one file per block, per torch release.
 
-`recordings/torch-<release>/<page>/<block id>.txt` holds a CPU block's output.
+`recordings/torch-<release>/<page>/<block id>.txt` holds a CPU block's output, and
+`<block id>.svg` beside it the figure of a block that draws one (`figure=` on its fence).
 A GPU-only block's recording, `<block id>.cuda.txt`, starts with its provenance
 (device, torch, date) above a separator line.
 
@@ -44,6 +45,7 @@ from handbook.execution.measurements import masked
 from handbook.tree_files import TreeError, confined_path, links_in, read_text, write_atomically
 
 PROVENANCE_END = "--- output ---"
+FIGURE_SUFFIX = ".svg"
 ANCHORS = "source-anchors.tsv"  # every source link's lines, recorded beside the outputs
 OVERLAY_PREFIX = "python-"  # python-3.13/: what Python 3.13 prints differently
 PLATFORM_PREFIX = "platform-"  # platform-linux-aarch64/: what that platform prints differently
@@ -155,6 +157,7 @@ class Recordings:
         self.python = python_minor(python)
         self.platform = platform
         self._remembered: dict[tuple[str, str, str], str | None] = {}  # see `remember`
+        self._remembered_figures: dict[tuple[str, str, str], str | None] = {}
 
     def relative(self, path: Path) -> str:
         """Repository-relative, where the file is (or will be, once its stage is swapped in)."""
@@ -198,6 +201,17 @@ class Recordings:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
         return self.directory / block.page.removesuffix(".md") / f"{block.id}{suffix}"
 
+    def shared_figure_path(self, block: Block) -> Path:
+        return self.directory / block.page.removesuffix(".md") / f"{block.id}{FIGURE_SUFFIX}"
+
+    def figure_path(self, block: Block) -> Path:
+        """The figure recording a build on this Python and platform checks: as `path` finds an output's."""
+        relative = self.shared_figure_path(block).relative_to(self.directory)
+        for overlay in (self.platform_overlay, self.overlay):
+            if overlay is not None and (overlay / relative).is_file():
+                return overlay / relative
+        return self.shared_figure_path(block)
+
     def overlay_path(self, block: Block) -> Path | None:
         """Where this Python's own recording of `block` is, or would be; None for the recording Python."""
         return self._inside(self.overlay, block)
@@ -223,11 +237,19 @@ class Recordings:
         for page in pages:
             for block in page.blocks:
                 self._remembered[_key(block)] = self._read_file(self.path(block))
+                if block.figure:
+                    self._remembered_figures[_key(block)] = self._read_file(self.figure_path(block))
 
     def read(self, block: Block) -> str | None:
         if _key(block) in self._remembered:
             return self._remembered[_key(block)]
         return self._read_file(self.path(block))
+
+    def read_figure(self, block: Block) -> str | None:
+        """The recorded figure of `block` (sanitised SVG text, without its final newline), or None."""
+        if _key(block) in self._remembered_figures:
+            return self._remembered_figures[_key(block)]
+        return self._read_file(self.figure_path(block)) if block.figure else None
 
     def _read_file(self, path: Path) -> str | None:
         text = self._text(path)
@@ -294,17 +316,37 @@ class Recordings:
             if not path.relative_to(self.directory).parts[0].startswith((OVERLAY_PREFIX, PLATFORM_PREFIX))
         )
 
+    def figure_files(self) -> list[Path]:
+        """The shared recorded figures (overlays left out)."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(
+            path
+            for path in self.directory.rglob(f"*{FIGURE_SUFFIX}")
+            if not path.relative_to(self.directory).parts[0].startswith((OVERLAY_PREFIX, PLATFORM_PREFIX))
+        )
+
     def overlay_files(self) -> list[Path]:
-        """Every Python's and platform's overlay recordings."""
+        """Every Python's and platform's overlay recordings, outputs and figures."""
         if not self.directory.is_dir():
             return []
         overlays = [*self.directory.glob(f"{OVERLAY_PREFIX}*"), *self.directory.glob(f"{PLATFORM_PREFIX}*")]
-        return sorted(path for overlay in overlays for path in overlay.rglob("*.txt"))
+        return sorted(
+            path
+            for overlay in overlays
+            for pattern in ("*.txt", f"*{FIGURE_SUFFIX}")
+            for path in overlay.rglob(pattern)
+        )
 
     def stale(self, pages: list[Page]) -> list[Path]:
-        """Recordings, shared or of any Python, whose block is gone from its page."""
-        wanted = {self.shared_path(block).relative_to(self.directory) for page in pages for block in page.blocks}
-        stale = [path for path in self.all_files() if path.relative_to(self.directory) not in wanted]
+        """Recordings (outputs and figures), shared or of any Python, whose block is gone from its page
+        (or, for a figure, whose block no longer draws one)."""
+        blocks = [block for page in pages for block in page.blocks]
+        wanted = {self.shared_path(block).relative_to(self.directory) for block in blocks}
+        wanted |= {self.shared_figure_path(block).relative_to(self.directory) for block in blocks if block.figure}
+        stale = [
+            path for path in [*self.all_files(), *self.figure_files()] if path.relative_to(self.directory) not in wanted
+        ]
         for path in self.overlay_files():
             if Path(*path.relative_to(self.directory).parts[1:]) not in wanted:
                 stale.append(path)
@@ -333,6 +375,32 @@ class Recordings:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(self._writable(path), text + "\n")
         _fault_point("writing")
+        return path
+
+    def write_figure(self, block: Block, figure: str) -> Path | None:
+        """Record a figure as `write` records an output: shared, or in this Python's or platform's
+        overlay where it differs from what that build would otherwise read. Returns the file written,
+        or None where nothing changed."""
+        shared = self.shared_figure_path(block)
+        relative = shared.relative_to(self.directory)
+        own, base = None, shared  # where this build's figure goes, and what it would read otherwise
+        if self.platform_overlay is not None:
+            own = self.platform_overlay / relative
+            if self.overlay is not None and (self.overlay / relative).is_file():
+                base = self.overlay / relative
+        elif self.overlay is not None:
+            own = self.overlay / relative
+        text = figure.rstrip("\n") + "\n"
+        self._remembered_figures.pop(_key(block), None)
+        if own is not None and self._text(base) == text:
+            if self._text(own) is not None:
+                self.remove(own)
+            return None
+        path = own or shared
+        if self._text(path) == text:
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(self._writable(path), text)
         return path
 
     def other_pythons(self, block: Block) -> dict[str, str]:

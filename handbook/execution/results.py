@@ -30,6 +30,8 @@ class BlockRun:
     # Command lines of the processes this block started that were still running when
     # its page ended, and were killed.
     leftovers: list[str] = field(default_factory=list)
+    # The figure the block declared (`figure=` on its fence), sanitised SVG text (`figures.sanitise`).
+    figure: str = ""
 
     @property
     def ran_on(self) -> Machine | None:
@@ -93,7 +95,14 @@ class CorruptEntry(TypeError):
 
 
 # What each field of a stored run must be.
-RUN_FIELD_TYPES = {"output": str, "error": str, "seconds": (int, float), "machine": dict, "leftovers": list}
+RUN_FIELD_TYPES = {
+    "output": str,
+    "error": str,
+    "seconds": (int, float),
+    "machine": dict,
+    "leftovers": list,
+    "figure": str,
+}
 
 
 def run_as_json(run: BlockRun) -> dict:

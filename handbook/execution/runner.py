@@ -28,7 +28,7 @@ from pathlib import Path
 import psutil
 
 from handbook import switches
-from handbook.execution import cgroups, page_process, processes, zygote
+from handbook.execution import cgroups, figures, page_process, processes, zygote
 from handbook.execution.results import BlockRun
 from handbook.execution.status import Status
 
@@ -65,6 +65,7 @@ class BlockJob:
     timeout: float
     run: bool = True
     memory: int | None = None  # bytes: the page's memory limit, raised from this block on
+    figure: str | None = None  # the SVG file the block saves its figure as, read after it
 
 
 @dataclass
@@ -100,6 +101,7 @@ class _Running:
     next_watch: float = 0.0
     started_by: dict[int, int] = field(default_factory=dict)  # pid -> block index, as the page saw it
     known: dict[int, psutil.Process] = field(default_factory=dict)  # its descendants, as last measured
+    figures: dict[int, bytes] = field(default_factory=dict)  # block index -> its figure file, as the page sent it
     # Bytes: the most its processes held at once, as measured: their resident sizes summed, cheap
     # to read every time (PSS takes ~35 ms a GiB), an upper bound that counts shared pages in each.
     peak: int = 0
@@ -264,7 +266,7 @@ def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits
     capture_dir, work_dir = tempfile.mkdtemp(prefix="handbook-capture-"), tempfile.mkdtemp(prefix="page-")
     ours, theirs = multiprocessing.Pipe()
     pid = starter.start_page(theirs)
-    blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run} for b in job.blocks]
+    blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run, "figure": b.figure} for b in job.blocks]
     ours.send((blocks, capture_dir, work_dir, str(repo_root), list(interpreter_search_path())))
     runs = [BlockRun(Status.NOT_RUN if b.run else Status.SKIPPED) for b in job.blocks]
     return _Running(job, pid, ours, capture_dir, work_dir, runs, limits)
@@ -279,11 +281,18 @@ def _handle(state: _Running, message: tuple) -> None:
     elif kind == "start":
         state.current, state.capture, state.started = message[1], message[2], time.perf_counter()
         state.last = state.current
+    elif kind == "figure":
+        state.figures[message[1]] = message[2]
     elif kind == "done":
         _, index, status, error, seconds, spawned = message
         state.started_by.update((pid, index) for pid in spawned)
         _know(state, spawned)
-        state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine)
+        figure = ""
+        if status == Status.OK and (name := state.job.blocks[index].figure):
+            figure, problem = _figure(name, state.figures.pop(index, None))
+            if problem:
+                status, error = Status.FIGURE, problem
+        state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine, figure=figure)
         state.current = None
     elif kind == "late":
         for index, characters in message[1]:
@@ -293,6 +302,17 @@ def _handle(state: _Running, message: tuple) -> None:
             state.runs[index].leftovers.append(command)
     elif kind == "finished":
         state.finished = True
+
+
+def _figure(name: str, data: bytes | None) -> tuple[str, str]:
+    """A block's figure made safe to publish here, in the build, not in the page that drew it:
+    (its SVG text, "") or ("", why it cannot be shown)."""
+    if data is None:
+        return "", f"the page sent no figure {name!r}"
+    try:
+        return figures.sanitise(data), ""
+    except figures.FigureError as error:
+        return "", f"figure={name!r}: {error}"
 
 
 def _know(state: _Running, pids: list[int]) -> None:
@@ -314,7 +334,9 @@ def _held_back(state: _Running, index: int, characters: int) -> None:
         f"{characters} character(s) that threads it started printed after it ended were not recorded, in this "
         "block or the one running then; join the threads before the block ends"
     )
-    state.runs[index] = BlockRun(Status.LATE_OUTPUT, run.output, error, run.seconds, run.machine, run.leftovers)
+    state.runs[index] = BlockRun(
+        Status.LATE_OUTPUT, run.output, error, run.seconds, run.machine, run.leftovers, run.figure
+    )
 
 
 def _fail(state: _Running, status: Status, error: str) -> None:

@@ -45,6 +45,7 @@ class Status(StrEnum):
     OUTPUT = ("output", False, False, "the block printed too much")
     MEMORY = ("memory", False, False, "the page ran past its memory limit")
     LATE_OUTPUT = ("late-output", False, False, "a thread the block started printed after the block ended")
+    FIGURE = ("figure", False, False, "the block's figure is missing, too large or not an SVG the site may show")
     NOT_RUN = ("not-run", False, False, "the block did not run because an earlier block of its page failed")
     # It ran, and its output does not match what is recorded.
     DRIFT = ("drift", False, True, "the output differs from its recording")

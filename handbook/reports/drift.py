@@ -37,8 +37,9 @@ def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
         lines += [f"### {title} (`{docs_dir}/{page.path}`)", ""]
         for result in shown:
             block = result.block
+            draws = f", draws `{block.figure}`" if block.figure else ""  # its diff says whether the figure changed
             lines += [
-                f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`)",
+                f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`{draws})",
                 "",
             ]
             lines += [result.status.meaning + ":", "", "```diff" if result.status == Status.DRIFT else "```text"]

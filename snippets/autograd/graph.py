@@ -36,6 +36,52 @@ acc_b = y.grad_fn.next_functions[1][0]
 print("AccumulateGrad of y's 2nd input writes into b:", acc_b.variable is b)
 # --8<-- [end:walk]
 
+# --8<-- [start:draw]
+import matplotlib.pyplot as plt
+
+names = {id(x): "x", id(w): "w", id(b): "b"}  # the leaves, by the tensor each AccumulateGrad holds
+
+
+def label(node):
+    if hasattr(node, "variable"):
+        return f"AccumulateGrad\n{names[id(node.variable)]} {tuple(node.variable.shape)}"
+    return node.name()
+
+
+# A layered layout: a node's layer is its longest path from the root, so every edge points down.
+layer, edges, order = {z.grad_fn: 0}, [], [z.grad_fn]
+for node in order:  # breadth first; `order` grows as nodes are found
+    for next_node, input_nr in node.next_functions:
+        if next_node is None:
+            continue
+        edges.append((node, next_node, input_nr))
+        layer[next_node] = max(layer.get(next_node, 0), layer[node] + 1)
+        if next_node not in order:
+            order.append(next_node)
+rows = {}
+for node in order:
+    rows.setdefault(layer[node], []).append(node)
+place = {node: (1.6 * (i - (len(row) - 1) / 2), -depth) for depth, row in rows.items() for i, node in enumerate(row)}
+
+fig, ax = plt.subplots(figsize=(6.4, 4.4))
+boxes = {}
+for node, (px, py) in place.items():
+    leaf = hasattr(node, "variable")
+    boxes[node] = ax.text(px, py, label(node), ha="center", va="center", fontsize=9,
+                          bbox={"boxstyle": "round,pad=0.4", "facecolor": "#d9ecf7" if leaf else "#fbe3d6",
+                                "edgecolor": "#0072B2" if leaf else "#D55E00"})
+for parent, child, input_nr in edges:  # from the bottom of a node's box to the top of the next one's
+    ax.annotate("", xy=(0.5, 1), xycoords=boxes[child], xytext=(0.5, 0), textcoords=boxes[parent],
+                arrowprops={"arrowstyle": "-|>", "color": "#595959", "shrinkA": 2, "shrinkB": 2})
+ax.set_xlim(-2.2, 2.2)
+ax.set_ylim(-max(rows) - 0.5, 0.5)
+ax.axis("off")
+ax.set_title("z.grad_fn and everything its next_functions reach")
+fig.savefig("autograd-graph.svg")
+for depth, row in rows.items():
+    print(f"layer {depth}:", ", ".join(label(node).replace("\n", " ") for node in row))
+# --8<-- [end:draw]
+
 # --8<-- [start:backward]
 z.backward()
 print("x.grad matches ones @ w.T:", torch.allclose(x.grad, torch.ones(3, 5) @ w.T))

@@ -80,6 +80,46 @@ print(*run_ranks(overlap)[0], sep="\n")
 # --8<-- [end:overlap]
 
 
+# --8<-- [start:draw_buckets]
+import ast
+import re
+
+import matplotlib.pyplot as plt
+
+log = run_ranks(overlap)[0]  # step 1 of rank 0 again: each line a gradient ready or a bucket launched
+bucket_of = {}
+for line in log:
+    if match := re.match(r"bucket (\d+) \((\d+) bytes\): (.*)", line):
+        bucket_of.update((name, int(match[1])) for name in ast.literal_eval(match[3]))
+colours = ["#0072B2", "#C05400", "#007A5A", "#A8457E"]  # white text on each at 4.5:1 or more
+
+fig, ax = plt.subplots(figsize=(7.2, 3.0))
+for x, line in enumerate(log):
+    if line.strip().startswith("grad ready:"):
+        name = line.split(": ")[1]
+        ax.text(x, 1 + 0.35 * (x % 2), name, ha="center", va="center", color="white", fontweight="bold",
+                bbox={"boxstyle": "round,pad=0.35", "facecolor": colours[bucket_of[name]], "edgecolor": "none"})
+    else:
+        match = re.match(r"bucket (\d+) \((\d+) bytes\)", line)
+        index = int(match[1])
+        ax.text(x, 0, f"all-reduce\nbucket {index}\n{match[2]} bytes", ha="center", va="center",
+                bbox={"boxstyle": "round,pad=0.35", "facecolor": "white", "edgecolor": colours[index],
+                      "linewidth": 2})
+        ax.annotate("", xy=(x, 0.32), xytext=(x - 1, 0.8),
+                    arrowprops={"arrowstyle": "-|>", "color": colours[index]})
+        print(f"event {x}: all-reduce of bucket {index} launched, after",
+              [name for name in bucket_of if bucket_of[name] == index])
+ax.set_yticks([1.17, 0], ["autograd:\ngradient ready", "Reducer:\nall-reduce launched"])
+ax.set_xticks(range(len(log)))
+ax.set_xlabel("order of events during backward of step 1 (rank 0)")
+ax.set_xlim(-0.7, len(log) - 0.3)
+ax.set_ylim(-0.6, 1.6)
+ax.spines[["top", "right", "left"]].set_visible(False)
+ax.tick_params(axis="y", length=0)
+fig.savefig("ddp-buckets.svg")
+# --8<-- [end:draw_buckets]
+
+
 # --8<-- [start:unused_error]
 class TwoHeads(nn.Module):
     def __init__(self):

@@ -101,6 +101,59 @@ print("GELU forwards run:", CountedGELU.runs)
 print("same gradients:", all(torch.equal(a, p.grad) for a, p in zip(grads_plain, blocks.parameters())))
 # --8<-- [end:saved_checkpoint]
 
+# --8<-- [start:timeline]
+import matplotlib.pyplot as plt
+
+params = {StorageWeakRef(p.untyped_storage()) for p in blocks.parameters()}
+saved = {}                                  # storage -> bytes, every activation autograd saved
+timeline = []                               # (phase, what ran, bytes of saved activations alive)
+
+
+def alive():
+    return sum(size for key, size in saved.items() if not key.expired())
+
+
+def pack(t):
+    key = StorageWeakRef(t.untyped_storage())
+    if key not in params:
+        saved[key] = t.untyped_storage().nbytes()
+        timeline.append(("forward", "saved", alive()))
+    return t
+
+
+blocks.zero_grad(set_to_none=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    out = blocks(x)
+# A pre-hook on every node reads, as backward reaches it, what the nodes before it left saved.
+nodes, stack = set(), [out.grad_fn]
+while stack:
+    node = stack.pop()
+    if node is not None and node not in nodes:
+        nodes.add(node)
+        stack += [next_node for next_node, _ in node.next_functions]
+for node in nodes:
+    node.register_prehook(lambda grads, node=node: timeline.append(("backward", node.name(), alive())))
+out.sum().backward()
+timeline.append(("backward", "done", alive()))
+
+forward_steps = sum(phase == "forward" for phase, _, _ in timeline)
+print(f"forward: {forward_steps} activations saved, {timeline[forward_steps - 1][2]:,} bytes at the end")
+print(f"backward: {len(timeline) - forward_steps - 1} nodes ran; saved activations still alive:",
+      f"{timeline[-1][2]:,} bytes")
+steps = range(len(timeline))
+fig, ax = plt.subplots(figsize=(6.4, 3.2))
+ax.step(steps, [b / 2**20 for _, _, b in timeline], where="post", color="#0072B2", linewidth=2)
+ax.axvspan(-0.5, forward_steps - 0.5, color="#0072B2", alpha=0.08)
+ax.text(forward_steps / 2, 5.9, "forward: each saved\nactivation adds to it", ha="center", va="top")
+ax.text((forward_steps + len(timeline)) / 2, 5.9, "backward: each node frees\nwhat it saved", ha="center",
+        va="top")
+ax.set_ylim(0, 6)
+ax.set_xlabel("step: a tensor saved (forward), a node run (backward)")
+ax.set_ylabel("saved activations alive (MiB)")
+ax.spines[["top", "right"]].set_visible(False)
+fig.savefig("activation-timeline.svg")
+# --8<-- [end:timeline]
+
 # --8<-- [start:fake_forward]
 from torch._subclasses.fake_tensor import FakeTensorMode
 

@@ -131,6 +131,44 @@ model.empty_cache()
 model.show("all released")
 # --8<-- [end:predict_fragmentation]
 
+# --8<-- [start:draw_fragmentation]
+import copy
+
+import matplotlib.pyplot as plt
+
+model = AllocatorModel()
+stages = []                                  # (what happened, the segments as they were then)
+chunks = [model.malloc(4 * MiB) for _ in range(5)]
+stages.append(("5 x 4 MiB", copy.deepcopy(model.segments)))
+for i in (0, 2, 4):
+    model.free(chunks[i])
+stages.append(("1st, 3rd, 5th freed", copy.deepcopy(model.segments)))
+big = model.malloc(8 * MiB)
+stages.append(("+ 8 MiB tensor", copy.deepcopy(model.segments)))
+
+fig, ax = plt.subplots(figsize=(6.4, 3.0))
+rows = []                                    # one bar per segment, top to bottom
+for label, segments in stages:
+    for number, seg in enumerate(segments, 1):
+        rows.append((f"{label}: segment {number}", seg["blocks"]))
+for y, (name, blocks) in enumerate(rows):
+    left = 0
+    for size, requested, _ in blocks:
+        used = requested is not None
+        ax.barh(-y, size / MiB, left=left, height=0.6, color="#C05400" if used else "white",
+                edgecolor="#595959", hatch="" if used else "///")
+        ax.text(left + size / MiB / 2, -y, f"{size // MiB}", ha="center", va="center",
+                color="white" if used else "black", fontweight="bold" if used else "normal")
+        left += size / MiB
+    print(f"{name}: " + " | ".join(f"{s // MiB} MiB {'used' if r is not None else 'free'}"
+                                   for s, r, _ in blocks))
+ax.set_yticks([-y for y in range(len(rows))], [name for name, _ in rows])
+ax.set_xlabel("MiB into the segment (orange: a live block, hatched: free)")
+ax.spines[["top", "right", "left"]].set_visible(False)
+ax.tick_params(axis="y", length=0)
+fig.savefig("allocator-segments.svg")
+# --8<-- [end:draw_fragmentation]
+
 # --8<-- [start:predict_snapshot]
 model = AllocatorModel()
 cache = model.malloc(3 * MiB, site="make_cache")
