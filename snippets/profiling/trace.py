@@ -1,0 +1,40 @@
+"""export_chrome_trace: the file, its event kinds, an op event's fields, the forward-backward flows."""
+from step import *  # noqa: F403  (the page's first block)
+
+# --8<-- [start:export]
+import json
+import os
+
+with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+    with record_function("my_step"):
+        train_step()
+prof.export_chrome_trace("trace.json")
+print("trace.json written:", os.path.getsize("trace.json") > 0)
+with open("trace.json") as f:
+    trace = json.load(f)
+print("top-level keys:", sorted(trace))
+events = trace["traceEvents"]
+print(f"{len(events)} trace events; by phase and category:")
+for (ph, cat), n in sorted(Counter((e["ph"], e.get("cat", "-")) for e in events).items()):
+    print(f"  ph={ph!r:<4} cat={cat!r:<18} {n:>4}")
+print("names of the events with no category:", sorted({e["name"] for e in events if "cat" not in e}))
+# --8<-- [end:export]
+
+# --8<-- [start:op_event]
+addmm = next(e for e in events if e.get("name") == "aten::addmm")
+print("fields:", sorted(addmm))
+print("ts and dur are microseconds (floats); pid and tid are the process and thread ids")
+for key, value in addmm["args"].items():
+    # ids count up over the whole process: how many ops ran before this profile
+    print(f"  args[{key!r}]: {'<int>' if key in ('External id', 'Sequence number') else value}")
+# --8<-- [end:op_event]
+
+# --8<-- [start:flows]
+op_at = {(e["tid"], e["ts"]): e["name"] for e in events if e["ph"] == "X"}
+starts = {e["id"]: op_at[(e["tid"], e["ts"])] for e in events if e["ph"] == "s"}
+ends = {e["id"]: op_at[(e["tid"], e["ts"])] for e in events if e["ph"] == "f"}
+print("flow events link a forward op to the backward node autograd made from it:")
+for (forward, backward), n in sorted(Counter((starts[i], ends[i]) for i in starts).items()):
+    print(f"  {n} x  {forward:<26} -> {backward}")
+print("flows from a CPU op to a GPU kernel (cat 'ac2g'):", sum(e.get("cat") == "ac2g" for e in events))
+# --8<-- [end:flows]
