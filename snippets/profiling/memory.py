@@ -20,17 +20,18 @@ import sys
 child = """
 import torch
 from torch.profiler import profile
-a = torch.ones(1000)                      # allocated before the profile
-with profile(profile_memory=True) as prof:
-    del a                                 # freed inside it
-    b = torch.ones(1000)
-print("frees the profile saw:", sum(1 for e in prof.events() if e.name == "[memory]" and e.cpu_memory_usage < 0))
+old = [torch.ones(1000) for _ in range(3)]      # allocated before any profile
+for i in range(3):
+    with profile(profile_memory=True) as prof:
+        old.pop()                                # one of them freed inside each profile
+    print(f"profile {i}: memory events {sum(e.name == '[memory]' for e in prof.events())}")
 """
 run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
 print(run.stdout.strip())
-for line in run.stderr.splitlines():
-    if "unknown size" in line:  # C++ log line: drop its date and time
-        print(re.sub(r"^\[W\d{4} [\d:.]+ ", "[W<date> ", line))
+logged = [line for line in run.stderr.splitlines() if "unknown size" in line]
+print(f"log lines: {len(logged)}")
+for line in logged:  # a C++ log line: its date and time dropped
+    print(re.sub(r"^\[W\d{4} [\d:.]+ ", "[W<date> ", line))
 # --8<-- [end:unknown]
 
 # --8<-- [start:timeline]

@@ -39,14 +39,16 @@ run(5, wait=1, warmup=1, active=2, repeat=2)   # ... inside the second warmup
 # --8<-- [end:incomplete]
 
 # --8<-- [start:no_step]
-fired = []
-with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=2),
-             on_trace_ready=fired.append) as prof:
-    for i in range(6):
-        train_step()             # no prof.step(): the profiler stays at step 0, a wait step
-print("prof.step_num:", prof.step_num, " on_trace_ready calls:", len(fired))
-try:
-    prof.events()
-except AssertionError as error:
-    print("AssertionError:", error)
+for wait in (1, 0):
+    fired = []
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=wait, warmup=1, active=2),
+                 on_trace_ready=fired.append) as prof:
+        for i in range(6):
+            train_step()         # no prof.step(): the profiler stays at step 0
+    print(f"wait={wait}: step 0 is {prof.schedule(0).name}; prof.step_num: {prof.step_num},",
+          f"on_trace_ready calls: {len(fired)}")
+    try:
+        print("  events:", len(prof.events()))
+    except AssertionError as error:
+        print("  AssertionError:", error)
 # --8<-- [end:no_step]
