@@ -1,5 +1,12 @@
 """What a profiler event is: one RecordFunction range, collected by Kineto."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    Counter,
+    ProfilerActivity,
+    profile,
+    torch,
+    train_step,
+)
 
 # --8<-- [start:events]
 with profile(activities=[ProfilerActivity.CPU]) as prof:

@@ -4,7 +4,8 @@ import os
 
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-# --8<-- [start:sync_gpu]
+# --8<-- [start:memory_history]
+import pickle
 from collections import Counter
 
 import torch
@@ -24,6 +25,23 @@ if torch.cuda.is_available():
         gpu_opt.step()
         return loss.detach()
 
+    torch.cuda.memory._record_memory_history(max_entries=100_000)
+    for _ in range(2):
+        gpu_step()
+    torch.cuda.synchronize()
+    snapshot = torch.cuda.memory._snapshot()
+    torch.cuda.memory._dump_snapshot("snapshot.pickle")     # open it at pytorch.org/memory_viz
+    torch.cuda.memory._record_memory_history(enabled=None)  # stop recording
+    with open("snapshot.pickle", "rb") as f:
+        print("snapshot keys:", sorted(pickle.load(f)))
+    actions = Counter(e["action"] for trace in snapshot["device_traces"] for e in trace)
+    print("trace entries by action:", dict(sorted(actions.items())))
+    frames = next(e["frames"] for trace in snapshot["device_traces"] for e in trace if e["action"] == "alloc")
+    print("an allocation carries its stack:", len(frames) > 0)
+# --8<-- [end:memory_history]
+
+# --8<-- [start:sync_gpu]
+if torch.cuda.is_available():
     def gpu_loop(log, steps=4):
         total, values = torch.zeros((), device="cuda"), []
         for _ in range(steps):
@@ -48,25 +66,6 @@ if torch.cuda.is_available():
         print(f"{log}, cudaStreamSynchronize in 4 steps: {names['cudaStreamSynchronize']}")
         print(f"{log}, cudaDeviceSynchronize in 4 steps: {names['cudaDeviceSynchronize']}")
 # --8<-- [end:sync_gpu]
-
-# --8<-- [start:memory_history]
-import pickle
-
-if torch.cuda.is_available():
-    torch.cuda.memory._record_memory_history(max_entries=100_000)
-    for _ in range(2):
-        gpu_step()
-    torch.cuda.synchronize()
-    snapshot = torch.cuda.memory._snapshot()
-    torch.cuda.memory._record_memory_history(enabled=None)  # stop recording
-    torch.cuda.memory._dump_snapshot("snapshot.pickle")     # open it at pytorch.org/memory_viz
-    with open("snapshot.pickle", "rb") as f:
-        print("snapshot keys:", sorted(pickle.load(f)))
-    actions = Counter(e["action"] for trace in snapshot["device_traces"] for e in trace)
-    print("trace entries by action:", dict(sorted(actions.items())))
-    frames = next(e["frames"] for trace in snapshot["device_traces"] for e in trace if e["action"] == "alloc")
-    print("an allocation carries its Python and C++ stack:", len(frames) > 0)
-# --8<-- [end:memory_history]
 
 # --8<-- [start:cuda_timing]
 import time

@@ -1,5 +1,12 @@
 """Memory: profile_memory's columns, the profiler's memory timeline on the CPU, and the GPU's own recorder."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    Counter,
+    ProfilerActivity,
+    opt,
+    profile,
+    train_step,
+)
 
 # --8<-- [start:columns]
 opt.zero_grad(set_to_none=True)  # so that no block this profile frees predates it (see below)

@@ -1,5 +1,13 @@
 """record_shapes, with_stack, profile_memory: what each adds to an event, and what each costs."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    Counter,
+    ProfilerActivity,
+    opt,
+    profile,
+    train_step,
+)
+
 
 # --8<-- [start:adds]
 def profile_step(**options):

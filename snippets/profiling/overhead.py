@@ -1,5 +1,11 @@
 """Overhead against kernel time: many tiny ops against one big op, and the profiler's own cost."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    ProfilerActivity,
+    ops,
+    profile,
+    torch,
+)
 
 # --8<-- [start:tiny_big]
 import statistics
@@ -49,7 +55,8 @@ def big_matmuls():
         a @ a
 
 
-for label, fn, claim in [("1024 tiny adds", many_tiny, "> 1.2"), ("4 256x256 matmuls", big_matmuls, "between 0.8 and 1.25")]:
+cases = [("1024 tiny adds", many_tiny, "> 1.2"), ("4 256x256 matmuls", big_matmuls, "between 0.8 and 1.25")]
+for label, fn, claim in cases:
     off = seconds(fn)
     with profile(activities=[ProfilerActivity.CPU]):   # timed inside one running session
         on = seconds(fn)

@@ -1,5 +1,12 @@
 """schedule(wait, warmup, active, repeat), on_trace_ready and prof.step(): which steps are recorded."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    ProfilerActivity,
+    profile,
+    record_function,
+    schedule,
+    train_step,
+)
 
 # --8<-- [start:actions]
 plan = schedule(wait=1, warmup=1, active=2, repeat=2)
@@ -43,7 +50,7 @@ for wait in (1, 0):
     fired = []
     with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=wait, warmup=1, active=2),
                  on_trace_ready=fired.append) as prof:
-        for i in range(6):
+        for _ in range(6):
             train_step()         # no prof.step(): the profiler stays at step 0
     print(f"wait={wait}: step 0 is {prof.schedule(0).name}; prof.step_num: {prof.step_num},",
           f"on_trace_ready calls: {len(fired)}")

@@ -1,11 +1,12 @@
 """The small training step that every example of the Profiling chapter profiles."""
+# ruff: noqa: E402  (the environment is set before torch is imported)
 import os
 
 # Kineto's per-session log lines; Setting up (The profiler) shows them and this level.
 # The build sets the same for every page; this line is for running the file on its own.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-import torch  # noqa: E402
+import torch
 
 torch.set_num_threads(1)  # as the build runs every page
 
@@ -39,3 +40,7 @@ for _ in range(3):  # warm up: the first calls of a process pay one-time costs
     train_step()
 print("parameters:", sum(p.numel() for p in model.parameters()))
 # --8<-- [end:step]
+
+# What the other snippet files import from this one (the page's blocks share one namespace).
+__all__ = ["Counter", "ProfilerActivity", "model", "nn", "opt", "ops", "profile", "record_function", "schedule",
+           "torch", "train_step", "x", "y"]

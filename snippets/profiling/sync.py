@@ -1,5 +1,12 @@
 """A hidden synchronisation: .item() (and print) inside the training loop, as the profiler shows it."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    ProfilerActivity,
+    ops,
+    profile,
+    torch,
+    train_step,
+)
 
 # --8<-- [start:item]
 import io
@@ -24,8 +31,8 @@ for log in ("item", "print", "accumulate"):
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         loop(log)
     reads = ops(prof)
-    print(f"{log:<10}: aten::item {reads['aten::item']:>2}, aten::_local_scalar_dense {reads['aten::_local_scalar_dense']:>2}"
-          " in 4 steps")
+    print(f"{log:<10}: aten::item {reads['aten::item']:>2},",
+          f"aten::_local_scalar_dense {reads['aten::_local_scalar_dense']:>2} in 4 steps")
 # --8<-- [end:item]
 
 # --8<-- [start:item_cost]

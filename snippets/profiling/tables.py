@@ -1,5 +1,11 @@
 """key_averages(): the table, self against total time, grouping by input shape and by stack."""
-from step import *  # noqa: F403  (the page's first block)
+# ruff: noqa: E402, I001  (each region is a block of the page; its imports open it)
+from step import (  # the page's first block
+    ProfilerActivity,
+    opt,
+    profile,
+    train_step,
+)
 
 # --8<-- [start:table]
 import re

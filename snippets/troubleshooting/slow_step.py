@@ -1,4 +1,5 @@
 """Row: my training step is slow, where does the time go? (ranges, then counts, then the fix)."""
+# ruff: noqa: E402  (the environment is set before torch is imported)
 import os
 
 # Kineto's per-session log lines; the build sets the same for every page.
