@@ -66,6 +66,8 @@ for _, action, size, category in raw:
         created[category_of[category]] += size
 print(f"{len(raw)} raw events; by action:", dict(sorted(Counter(action_of[a] for _, a, _, _ in raw).items())))
 print("bytes created, by category:", dict(sorted(created.items())))
+before = Counter(category_of[c] for _, a, _, c in raw if action_of[a] == "PREEXISTING")
+print("tensors there before the profile, by category:", dict(sorted(before.items())))
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)
     prof.export_memory_timeline("memory.json", device="cpu")  # [times, [bytes by category] per time]
