@@ -62,9 +62,9 @@ if torch.cuda.is_available():
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             gpu_loop(log)
         names = Counter(e.name for e in prof.events())
-        print(f"{log}, aten::_local_scalar_dense in 4 steps: {names['aten::_local_scalar_dense']}")
-        print(f"{log}, cudaStreamSynchronize in 4 steps: {names['cudaStreamSynchronize']}")
-        print(f"{log}, cudaDeviceSynchronize in 4 steps: {names['cudaDeviceSynchronize']}")
+        print(f"{log}, _local_scalar_dense calls in 4 steps: {names['aten::_local_scalar_dense']}")
+        print(f"{log}, cudaStreamSynchronize calls in 4 steps: {names['cudaStreamSynchronize']}")
+        print(f"{log}, cudaDeviceSynchronize calls in 4 steps: {names['cudaDeviceSynchronize']}")
 # --8<-- [end:sync_gpu]
 
 # --8<-- [start:cuda_timing]

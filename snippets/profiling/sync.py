@@ -58,5 +58,5 @@ print(f"CPU, .item() every step / one .item() at the end: {ratio:.2f}x (measured
 for log in ("item", "accumulate"):
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         loop(log)
-    print(f"{log}, aten::_local_scalar_dense in 4 steps: {ops(prof)['aten::_local_scalar_dense']}")
+    print(f"{log}, _local_scalar_dense calls in 4 steps: {ops(prof)['aten::_local_scalar_dense']}")
 # --8<-- [end:sync_predict]
