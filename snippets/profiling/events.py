@@ -30,7 +30,7 @@ for root in roots:
 # --8<-- [start:event]
 addmm = next(e for e in events if e.name == "aten::addmm")
 print("name:", addmm.name)
-print("parent:", addmm.cpu_parent.name, "<-", addmm.cpu_parent.cpu_parent)
+print("parent:", addmm.cpu_parent.name, "(itself outermost:", addmm.cpu_parent.cpu_parent is None, end=")\n")
 print("children:", [c.name for c in addmm.cpu_children])
 print("scope:", addmm.scope, " user annotation:", addmm.is_user_annotation)
 print("input_shapes:", addmm.input_shapes, " stack:", addmm.stack)
