@@ -38,9 +38,12 @@ for options in ({}, {"record_shapes": True}, {"profile_memory": True}, {"with_st
 from torch._C._profiler import _ExperimentalConfig
 
 prof, addmm = profile_step(with_stack=True, experimental_config=_ExperimentalConfig(verbose=True))
-print("with verbose=True, addmm's stack, innermost first, up to this block's <module>:")
+print("with verbose=True, addmm's stack, innermost first:")
 for frame in addmm.stack:
-    print("  ", frame)
+    if frame.startswith(("torch/", "<built-in", "nn.Module")):
+        print("  ", frame)
+    else:  # this page's own code: its file name depends on where it runs (a script, a notebook)
+        print("   <this code>:", frame.rsplit(": ", 1)[-1])
     if frame.endswith("<module>"):
         break
 # --8<-- [end:stack]

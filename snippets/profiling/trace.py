@@ -21,10 +21,12 @@ with open("trace.json") as f:
     trace = json.load(f)
 print("top-level keys:", sorted(trace))
 events = trace["traceEvents"]
-print(f"{len(events)} trace events; by phase and category:")
-for (ph, cat), n in sorted(Counter((e["ph"], e.get("cat", "-")) for e in events).items()):
+# Metadata ('M') names each process and thread: how many depends on the threads the process has.
+print("metadata events (ph 'M'), their names:", sorted({e["name"] for e in events if e["ph"] == "M"}))
+print(f"{sum(e['ph'] != 'M' for e in events)} other trace events; by phase and category:")
+for (ph, cat), n in sorted(Counter((e["ph"], e.get("cat", "-")) for e in events if e["ph"] != "M").items()):
     print(f"  ph={ph!r:<4} cat={cat!r:<18} {n:>4}")
-print("names of the events with no category:", sorted({e["name"] for e in events if "cat" not in e}))
+print("names of those with no category:", sorted({e["name"] for e in events if "cat" not in e and e["ph"] != "M"}))
 # --8<-- [end:export]
 
 # --8<-- [start:op_event]
