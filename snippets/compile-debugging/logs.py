@@ -60,6 +60,7 @@ class CountingBackend:
 
     def __call__(self, gm, example_inputs):
         self.graphs += 1
+        self.last = gm
         return gm.forward
 # --8<-- [end:setup]
 
@@ -76,7 +77,8 @@ compiled = torch.compile(scale, backend="eager")
 with torch_log(graph_breaks=True, recompiles=True) as lines:
     compiled(torch.randn(4), 2)
     compiled(torch.randn(4), 3)  # a new int: the guard L['n'] == 2 fails
-show(lines, ["Graph break in", "Graph Break Reason", "Explanation", "Recompiling", "triggered by", "- 0/0"])
+show(lines, ["Graph break in", "Graph break (", "Graph Break Reason", "Explanation", "Recompiling", "triggered by",
+             "- 0/0"])
 # --8<-- [end:breaks_recompiles]
 
 # --8<-- [start:guards_aot]
@@ -106,6 +108,8 @@ for line in lines:
     if in_call:
         print(body)
         in_call = not body.strip().startswith("return")
+    if body.startswith("if __name__"):
+        print(body, "...")
     if body.startswith("Output code written to"):
         print(re.sub(r"to: .*", "to: <cache dir>/<hash>.py", body))
         break
@@ -186,6 +190,7 @@ backend = CountingBackend()
 x = torch.rand(6) + 0.5
 same = torch.allclose(torch.compile(normalise, fullgraph=True, backend=backend)(x), normalise(x))
 print("fullgraph=True: graphs:", backend.graphs, "| matches eager:", same)
+print(backend.last.code.strip())
 # --8<-- [end:fullgraph_item]
 
 # --8<-- [start:fullgraph_branch]
@@ -199,7 +204,9 @@ torch._dynamo.reset()
 try:
     torch.compile(clip_if_large, fullgraph=True, backend="eager")(torch.rand(6))
 except torch._dynamo.exc.Unsupported as error:
-    print(type(error).__qualname__ + ":", "\n".join(str(error).splitlines()[:2]))
+    lines = str(error).splitlines()
+    print(type(error).__qualname__ + ":", "\n".join(lines[:2]))
+    print("\n".join(line for line in lines if line.lstrip().startswith("Hint:")))
 print("the fix, torch.where, is one graph:",
       torch._dynamo.explain(lambda x: torch.where(x.sum() > 10, x.clamp(max=1.0), x))(torch.rand(6)).graph_count)
 # --8<-- [end:fullgraph_branch]

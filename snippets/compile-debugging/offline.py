@@ -62,7 +62,9 @@ print("recompile_reasons:", reasons.read_text().splitlines()[0].split("#")[0].st
 import glob
 import warnings
 
-import depyf
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", ResourceWarning)  # depyf 0.20 leaves files it reads unclosed
+    import depyf
 
 
 def affine(x, n):
@@ -74,7 +76,7 @@ torch._dynamo.reset()
 compiled = torch.compile(affine, backend="eager")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    warnings.simplefilter("ignore", ResourceWarning)  # depyf leaves files it reads unclosed
+    warnings.simplefilter("ignore", ResourceWarning)
     with depyf.prepare_debug("depyf_out"):  # dump what Dynamo makes of each frame, as Python
         compiled(torch.randn(4), 2)
 for warning in caught:
@@ -156,7 +158,6 @@ out = run_python("minify.py", f"""
 import runpy, buggy_backend  # the launcher looks the backend up by name: register it first
 runpy.run_path({launcher!r}, run_name="__main__")
 """)
-print("\n".join(line for line in out.splitlines() if line.startswith(("SUCCESS", "Made", "Wrote"))))
 print("checkpoints:", [p.name for p in sorted(Path("checkpoints").glob("minified_*.py"),
                                                 key=lambda p: -int(p.stem.split("_")[1]))])
 repro = Path("repro.py").read_text()

@@ -37,6 +37,15 @@ print("weight.grad matches eager:", torch.allclose(layer.weight.grad, eager_grad
 # --8<-- [end:compiled_autograd]
 
 # --8<-- [start:regional]
+import importlib
+import pathlib
+import sys
+
+# The block lives in a module of its own, as in a real model: Dynamo guards the globals of the
+# inlined Block.forward through its module, which must be importable.
+pathlib.Path("blocks.py").write_text("""
+import torch
+
 class Block(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -45,6 +54,9 @@ class Block(torch.nn.Module):
 
     def forward(self, x):
         return x + torch.relu(self.norm(self.fc(x)))
+""")
+sys.path.insert(0, ".")
+Block = importlib.import_module("blocks").Block
 
 
 def stack(layers=24):
