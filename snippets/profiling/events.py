@@ -72,6 +72,10 @@ def short(name):
         .replace("aten::", "").replace("Optimizer.", "").split("#")[0]
 
 
+def depth_of(event):
+    return 0 if event.cpu_parent is None else 1 + depth_of(event.cpu_parent)
+
+
 # pos: an event's position in start order, width: the number of events in its subtree, itself
 # included. A child starts right after its parent's start; siblings follow each other.
 bars = []  # (pos, width, depth, name, phase)
@@ -101,9 +105,15 @@ for pos, width, depth, name, part in bars:
 max_depth = max(depth for _, _, depth, _, _ in bars)
 print(f"{len(bars)} bars over {end_pos} event positions, depths 0 to {max_depth}")
 for part, first, end, outer in segments:
-    print(f"{part}: positions {first}-{end - 1}, {end - first} event{'s' * (end - first != 1)};", f"outermost: {', '.join(outer)}"
-          if len(outer) <= 4 else f"{len(outer)} outermost")
-print("nested deepest:", sorted({short(n) for _, _, d, n, _ in bars if d == max_depth}))
+    n = end - first
+    print(f"{part}: positions {first}-{end - 1}, {n} event{'s' * (n != 1)};",
+          f"outermost: {', '.join(outer)}" if len(outer) <= 4 else f"{len(outer)} outermost")
+deepest = [(name, part) for _, _, depth, name, part in bars if depth == max_depth]
+print(f"at depth {max_depth}: {len(deepest)} events, phases {sorted({part for _, part in deepest})}")
+chain = [next(e for e in events if depth_of(e) == max_depth)]
+while chain[-1].cpu_parent is not None:
+    chain.append(chain[-1].cpu_parent)
+print("the first:", " > ".join(e.name for e in reversed(chain)))
 
 fig, ax = plt.subplots(figsize=(9.6, 3.4))
 for pos, width, depth, name, part in bars:

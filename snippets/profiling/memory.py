@@ -87,7 +87,7 @@ order = [c for c in mp._CATEGORY_TO_INDEX if c is not None and any(category_of[k
 names = [c.name for c in order]
 curve = {name: [0] for name in names}
 change = Counter()
-for i, (_, action, size, category) in enumerate(raw):
+for _, action, size, category in raw:
     change[category_of[category]] += size
     if action_of[action] == "INCREMENT_VERSION" and size < 0:
         continue  # its second row follows
@@ -109,7 +109,7 @@ fig, ax = plt.subplots(figsize=(6.4, 3.4))
 steps = range(events_n + 1)
 bottom = [0] * len(total)
 for name in names:
-    top = [b + v for b, v in zip(bottom, curve[name])]
+    top = [b + v for b, v in zip(bottom, curve[name], strict=True)]
     ax.fill_between(steps, [b / 1024 for b in bottom], [t / 1024 for t in top], step="post",
                     color=colour[name], label=name.lower().replace("_", " "), linewidth=0)
     bottom = top
