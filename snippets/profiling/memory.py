@@ -75,3 +75,64 @@ with open("memory.json") as f:
     times, sizes = json.load(f)
 print("memory.json: one time list and one list of sizes per time:", len(times) == len(sizes))
 # --8<-- [end:timeline]
+
+# --8<-- [start:draw_timeline]
+import matplotlib.pyplot as plt
+
+# The .json merges the events of one microsecond into one point, so how many points it has
+# depends on the machine's speed; the raw events, in the order they happened, give the same
+# curve with a deterministic x axis: the number of memory events so far. An INCREMENT_VERSION
+# (an in-place write) is two raw rows, the old version's bytes out and the new one's in: one event.
+order = [c for c in mp._CATEGORY_TO_INDEX if c is not None and any(category_of[k] == c.name for _, _, _, k in raw)]
+names = [c.name for c in order]
+curve = {name: [0] for name in names}
+change = Counter()
+for _, action, size, category in raw:
+    change[category_of[category]] += size
+    if action_of[action] == "INCREMENT_VERSION" and size < 0:
+        continue  # its second row follows
+    for name in names:
+        curve[name].append(curve[name][-1] + change[name])
+    change.clear()
+events_n = len(curve[names[0]]) - 1
+total = [sum(curve[name][i] for name in names) for i in range(events_n + 1)]
+peak = max(range(len(total)), key=total.__getitem__)
+print(f"peak: {total[peak]} bytes after memory event {peak} of {events_n}:",
+      {name: curve[name][peak] for name in names if curve[name][peak]})
+print(f"at the end: {total[-1]} bytes:", {name: curve[name][-1] for name in names if curve[name][-1]})
+print("the .json ends in the same sizes:",
+      [sizes[-1][mp._CATEGORY_TO_INDEX[c] + 1] for c in order] == [curve[name][-1] for name in names])
+
+colour = {"PARAMETER": "#009E73", "INPUT": "#595959", "ACTIVATION": "#D55E00", "GRADIENT": "#0072B2",
+          "AUTOGRAD_DETAIL": "#CC79A7"}
+fig, ax = plt.subplots(figsize=(6.4, 3.4))
+steps = range(events_n + 1)
+bottom = [0] * len(total)
+for name in names:
+    top = [b + v for b, v in zip(bottom, curve[name], strict=True)]
+    ax.fill_between(steps, [b / 1024 for b in bottom], [t / 1024 for t in top], step="post",
+                    color=colour[name], label=name.lower().replace("_", " "), linewidth=0)
+    bottom = top
+ax.set_xlim(0, events_n)
+ax.set_ylim(0, None)
+ax.set_xlabel("memory events so far (event order, not time)")
+ax.set_ylabel("CPU memory (KiB)")
+ax.legend(loc="upper left", bbox_to_anchor=(1, 1), frameon=False, reverse=True)
+ax.spines[["top", "right"]].set_visible(False)
+fig.savefig("memory-timeline.svg")
+# --8<-- [end:draw_timeline]
+
+# --8<-- [start:html]
+import base64
+import re
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)
+    prof.export_memory_timeline("memory.html", device="cpu")
+with open("memory.html") as f:
+    html = f.read()
+print("memory.html starts:", html.splitlines()[0], " title:", re.search("<title>(.*)</title>", html)[1])
+images = re.findall(r"<img src='data:image/png;base64,([^']*)'>", html)
+print("images:", len(images), " a PNG:", base64.b64decode(images[0])[:8] == b"\x89PNG\r\n\x1a\n")
+plt.close("all")
+# --8<-- [end:html]
