@@ -38,7 +38,9 @@ print("times (us):", type(addmm.time_range).__name__, "with start, end, elapsed_
       "self_cpu_time_total <= cpu_time_total:", addmm.self_cpu_time_total <= addmm.cpu_time_total)
 scopes = Counter(e.scope for e in events)
 backward_node = next(e for e in events if e.name == "AddmmBackward0")
-print("scopes in the step:", dict(sorted(scopes.items())), " AddmmBackward0 has scope", backward_node.scope)
+engine_range = backward_node.cpu_parent  # autograd::engine::evaluate_function: AddmmBackward0
+print("scopes in the step:", dict(sorted(scopes.items())), " AddmmBackward0 has scope", backward_node.scope,
+      "and its parent, the engine's evaluate_function range,", engine_range.scope)
 forward_seq = {e.sequence_nr for e in events if e.name == "aten::addmm"}
 print("each AddmmBackward0 carries the sequence_nr of a forward aten::addmm:",
       all(e.sequence_nr in forward_seq for e in events if e.name == "AddmmBackward0"))

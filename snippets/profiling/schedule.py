@@ -5,14 +5,22 @@ from step import (  # the page's first block
     profile,
     record_function,
     schedule,
+    torch,
     train_step,
 )
 
 # --8<-- [start:actions]
 plan = schedule(wait=1, warmup=1, active=2, repeat=2)
-print("step:  ", " ".join(f"{i:>2}" for i in range(10)))
+print("step:        ", " ".join(f"{i:>2}" for i in range(10)))
 short = {"NONE": "-", "WARMUP": "W", "RECORD": "R", "RECORD_AND_SAVE": "RS"}
-print("action:", " ".join(f"{short[plan(i).name]:>2}" for i in range(10)))
+print("action:      ", " ".join(f"{short[plan(i).name]:>2}" for i in range(10)))
+recording = []  # one cycle of the same plan: are the operator callbacks registered in each step?
+with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=2, repeat=1)) as prof:
+    for _ in range(6):
+        recording.append("on" if torch.autograd._profiler_enabled() else "-")
+        train_step()
+        prof.step()
+print("ops recorded:", " ".join(f"{r:>2}" for r in recording))
 # --8<-- [end:actions]
 
 # --8<-- [start:cycle]
@@ -52,8 +60,9 @@ for wait in (1, 0):
                  on_trace_ready=fired.append) as prof:
         for _ in range(6):
             train_step()         # no prof.step(): the profiler stays at step 0
+            recording = torch.autograd._profiler_enabled()
     print(f"wait={wait}: step 0 is {prof.schedule(0).name}; prof.step_num: {prof.step_num},",
-          f"on_trace_ready calls: {len(fired)}")
+          f"ops recorded in the loop: {recording}, on_trace_ready calls: {len(fired)}")
     try:
         print("  events:", len(prof.events()))
     except AssertionError as error:

@@ -43,10 +43,17 @@ linear = next(e for e in prof.events() if e.name == "aten::linear")
 children = sum(c.cpu_time_total for c in linear.cpu_children)
 print("aten::linear's children:", [c.name for c in linear.cpu_children])
 print("self == total - children's totals:", abs(linear.self_cpu_time_total - (linear.cpu_time_total - children)) < 1e-6)
-rows = list(averages)
+from torch.autograd.profiler_util import _format_time, _format_time_share  # how table() formats
+
+rows = sorted(averages, key=lambda r: r.count, reverse=True)  # the order of the table above
 self_sum = sum(r.self_cpu_time_total for r in rows)
+lines = averages.table(sort_by="count", row_limit=-1).splitlines()  # every row, unmasked
+cells = [re.split(r"\s{2,}", line.strip()) for line in lines[3:-2]]  # name, Self CPU %, Self CPU, CPU total %, ...
 print("the footer 'Self CPU time total' is the sum of the Self CPU column:",
-      abs(self_sum - averages.self_cpu_time_total) < 1e-3)
+      lines[-1] == f"Self CPU time total: {_format_time(self_sum)}")
+shares = [[_format_time_share(r.self_cpu_time_total, self_sum), _format_time_share(r.cpu_time_total, self_sum)]
+          for r in rows]
+print("each row's Self CPU % and CPU total % divide by that footer:", [[c[1], c[3]] for c in cells] == shares)
 total_sum = sum(r.cpu_time_total for r in rows)
 print(f"sum of the CPU total column / Self CPU time total: {total_sum / self_sum:.2f}x (measured; claim: > 1.2)")
 # --8<-- [end:self_total]
