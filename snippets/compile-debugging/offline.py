@@ -151,6 +151,8 @@ print(run_python("model.py", MODEL, TORCHDYNAMO_REPRO_AFTER="dynamo", TORCHDYNAM
 print("written:", re.sub(r"run_[^/]*", "run_<date>-pid_<pid>", launcher))
 text = Path(launcher).read_text()
 print(text[text.index("class Repro"):text.index("mod = Repro()")].strip())
+load_args = text[text.index("def load_args"):text.index("load_args._version")].strip()
+print(re.sub(r"'[0-9a-f]{40}'", "'<sha1>'", load_args))  # the input, saved under checkpoints/storages
 # --8<-- [end:minify_dump]
 
 # --8<-- [start:minify_run]
