@@ -99,7 +99,7 @@ torch._dynamo.reset()
 with torch._inductor.config.patch(fx_graph_cache=False):  # generate code even when the cache has it
     with torch_log(output_code=True) as lines:
         torch.compile(affine)(torch.randn(8))  # Inductor
-in_call = False
+in_call = in_main = False
 for line in lines:
     body = line.split("[__output_code] ", 1)[-1]
     if body.startswith(("# AOT ID", "cpp_fused_")):
@@ -108,8 +108,9 @@ for line in lines:
     if in_call:
         print(body)
         in_call = not body.strip().startswith("return")
-    if body.startswith("if __name__"):
-        print(body, "...")
+    in_main = (in_main or body.startswith("if __name__")) and bool(body.strip())
+    if in_main:  # what running the file on its own does
+        print(body)
     if body.startswith("Output code written to"):
         print(re.sub(r"to: .*", "to: <cache dir>/<hash>.py", body))
         break
@@ -168,6 +169,16 @@ with torch.compiler.set_stance("eager_on_recompile"):
     out = compiled(torch.randn(7))  # would recompile: runs eagerly instead
 print("graphs after a call under eager_on_recompile:", backend.graphs, "| result correct:",
       out.shape == (7,))
+
+torch._dynamo.reset()
+backend = CountingBackend()
+compiled = torch.compile(shifted, backend=backend)
+with torch.compiler.set_stance("eager_then_compile"):
+    graphs = []
+    for size in (4, 5, 6, 7):
+        compiled(torch.randn(size))
+        graphs.append(backend.graphs)
+print("eager_then_compile, sizes 4, 5, 6, 7: graphs after each call", graphs)
 # --8<-- [end:stance]
 
 # --8<-- [start:item_break]
@@ -207,6 +218,8 @@ except torch._dynamo.exc.Unsupported as error:
     lines = str(error).splitlines()
     print(type(error).__qualname__ + ":", "\n".join(lines[:2]))
     print("\n".join(line for line in lines if line.lstrip().startswith("Hint:")))
+    user = lines.index("from user code:")  # then the file and line, the source line, a last hint
+    print("...", lines[user], "...", lines[user + 2].strip(), "...", lines[-1], sep="\n")
 print("the fix, torch.where, is one graph:",
       torch._dynamo.explain(lambda x: torch.where(x.sum() > 10, x.clamp(max=1.0), x))(torch.rand(6)).graph_count)
 # --8<-- [end:fullgraph_branch]

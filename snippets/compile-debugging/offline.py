@@ -82,8 +82,15 @@ with warnings.catch_warnings(record=True) as caught:
 for warning in caught:
     print(f"{warning.category.__name__} from depyf:", str(warning.message).split(": ", 1)[1])
 uuid = re.compile(r"_[0-9a-f]{8}(_[0-9a-f]{4}){3}_[0-9a-f]{12}")
-print("files:", sorted(uuid.sub("_<uuid>", os.path.basename(p)) for p in glob.glob("depyf_out/*.py")))
-source = uuid.sub("_<uuid>", Path("depyf_out/full_code_for_affine_0.py").read_text())
+numbered = re.compile(r"__compiled_fn_\d+")  # a counter over every graph this process compiled
+
+
+def tidy(text):
+    return numbered.sub("__compiled_fn_<n>", uuid.sub("_<uuid>", text))
+
+
+print("files:", sorted(tidy(os.path.basename(p)) for p in glob.glob("depyf_out/*.py")))
+source = tidy(Path("depyf_out/full_code_for_affine_0.py").read_text())
 start = source.index("def __transformed_code_0_for_affine")
 print(source[start:source.index("#============ end of affine")].strip())
 print("--- from the guard function __guard_0_for_affine, the guards on the arguments:")
@@ -114,7 +121,7 @@ for warning in caught:
         print(f"{warning.category.__name__} from depyf:", str(warning.message).splitlines()[0])
 print("traceback's last line:", re.sub(r"offset=\d+, starts_line=\d+", "offset=..., starts_line=...",
                                       traceback_text.getvalue().strip().splitlines()[-1]))
-print("files:", sorted(re.sub(r"_at_\d+", "_at_<line>", uuid.sub("_<uuid>", os.path.basename(p)))
+print("files:", sorted(re.sub(r"_at_\d+", "_at_<line>", tidy(os.path.basename(p)))
                        for p in glob.glob("depyf_break/*.py")))
 # --8<-- [end:depyf_break]
 
@@ -151,6 +158,8 @@ print(run_python("model.py", MODEL, TORCHDYNAMO_REPRO_AFTER="dynamo", TORCHDYNAM
 print("written:", re.sub(r"run_[^/]*", "run_<date>-pid_<pid>", launcher))
 text = Path(launcher).read_text()
 print(text[text.index("class Repro"):text.index("mod = Repro()")].strip())
+load_args = text[text.index("def load_args"):text.index("load_args._version")].strip()
+print(re.sub(r"'[0-9a-f]{40}'", "'<sha1>'", load_args))  # the input, saved under checkpoints/storages
 # --8<-- [end:minify_dump]
 
 # --8<-- [start:minify_run]
