@@ -226,7 +226,7 @@ def _output_block(language: str, text: str) -> str:
     """A block's output: a code block titled "Output" with the class `handbook-output` (superfences'
     attribute syntax, which holds inside tabs too), which handbook.css sets apart from the source:
     its own background, a bar in the accent colour, and a label that stays in view."""
-    return fenced(text, f'{{.{language} .handbook-output title="Output"}}')
+    return fenced(text, f'{{.{language} .handbook-output title="Output" data-search-exclude=""}}')
 
 
 def _inline(text: str) -> str:

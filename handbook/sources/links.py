@@ -113,7 +113,10 @@ class SourceLinker:
         body = "\n".join(lines)
         fence = "````"
         block = (
-            f'{fence}{language} title="{title}" linenums="{resolved.first}"\n{body}\n{fence}\n\n[View '
+            # PyTorch's code, not the handbook's words: kept out of the search index (Material skips
+            # an element marked data-search-exclude).
+            f'{fence}{{.{language} title="{title}" linenums="{resolved.first}" data-search-exclude=""}}\n'
+            f"{body}\n{fence}\n\n[View "
             f"{resolved.symbol} on GitHub]{self.link_markup(resolved)}"
         )
         return "\n".join(indent + line if line else line for line in block.splitlines())

@@ -22,15 +22,17 @@ def torch_log(**artifacts):
     (without the date/thread/file prefix), and turn the logs off again."""
     lines = []
     sys.stderr.flush()
-    saved = os.dup(2)
+    saved, real_stderr = os.dup(2), sys.stderr
     with tempfile.TemporaryFile(mode="w+") as sink:
-        os.dup2(sink.fileno(), 2)
+        os.dup2(sink.fileno(), 2)  # what C++ writes
+        sys.stderr = sink  # set_logs makes its handlers on sys.stderr (in Jupyter, not file descriptor 2)
         torch._logging.set_logs(**artifacts)
         try:
             yield lines
         finally:
-            torch._logging.set_logs()  # back to the defaults
-            sys.stderr.flush()
+            sys.stderr = real_stderr
+            torch._logging.set_logs()  # back to the defaults, on the real stderr
+            sink.flush()
             os.dup2(saved, 2)
             os.close(saved)
             sink.seek(0)

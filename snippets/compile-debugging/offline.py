@@ -62,6 +62,8 @@ print("recompile_reasons:", reasons.read_text().splitlines()[0].split("#")[0].st
 import glob
 import warnings
 
+# astor, which depyf imports, reads ast.Num, deprecated since Python 3.12: a warning about the Python, not depyf
+warnings.filterwarnings("ignore", category=DeprecationWarning, module="astor")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ResourceWarning)  # depyf 0.20 leaves files it reads unclosed
     import depyf
@@ -72,15 +74,6 @@ def affine(x, n):
     return y.cos() + 1
 
 
-torch._dynamo.reset()
-compiled = torch.compile(affine, backend="eager")
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    warnings.simplefilter("ignore", ResourceWarning)
-    with depyf.prepare_debug("depyf_out"):  # dump what Dynamo makes of each frame, as Python
-        compiled(torch.randn(4), 2)
-for warning in caught:
-    print(f"{warning.category.__name__} from depyf:", str(warning.message).split(": ", 1)[1])
 uuid = re.compile(r"_[0-9a-f]{8}(_[0-9a-f]{4}){3}_[0-9a-f]{12}")
 numbered = re.compile(r"__compiled_fn_\d+")  # a counter over every graph this process compiled
 
@@ -89,14 +82,27 @@ def tidy(text):
     return numbered.sub("__compiled_fn_<n>", uuid.sub("_<uuid>", text))
 
 
-print("files:", sorted(tidy(os.path.basename(p)) for p in glob.glob("depyf_out/*.py")))
-source = tidy(Path("depyf_out/full_code_for_affine_0.py").read_text())
-start = source.index("def __transformed_code_0_for_affine")
-print(source[start:source.index("#============ end of affine")].strip())
-print("--- from the guard function __guard_0_for_affine, the guards on the arguments:")
-for line in source.splitlines():
-    if "__guard_hit and" in line and ("L['n']" in line or "check_tensor(L['x']" in line):
-        print(re.sub(r"\s+#.*$", "", line).replace("__guard_hit = __guard_hit and ", "    and "))
+torch._dynamo.reset()
+compiled = torch.compile(affine, backend="eager")
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("ignore")  # Python 3.12+ deprecations inside copy and astor are not the example's
+        warnings.simplefilter("always", UserWarning)  # depyf's own advice, even if given before
+        with depyf.prepare_debug("depyf_out"):  # dump what Dynamo makes of each frame, as Python
+            compiled(torch.randn(4), 2)
+except torch._dynamo.exc.InternalTorchDynamoError as error:  # depyf 0.20 cannot read Python 3.13's bytecode
+    print(f"Python {sys.version_info.major}.{sys.version_info.minor}, depyf failed inside Dynamo:", error)
+else:
+    for warning in caught:
+        print(f"{warning.category.__name__} from depyf:", str(warning.message).split(": ", 1)[1])
+    print("files:", sorted(tidy(os.path.basename(p)) for p in glob.glob("depyf_out/*.py")))
+    source = tidy(Path("depyf_out/full_code_for_affine_0.py").read_text())
+    start = source.index("def __transformed_code_0_for_affine")
+    print(source[start:source.index("#============ end of affine")].strip())
+    print("--- from the guard function __guard_0_for_affine, the guards on the arguments:")
+    for line in source.splitlines():
+        if "__guard_hit and" in line and ("L['n']" in line or "check_tensor(L['x']" in line):
+            print(re.sub(r"\s+#.*$", "", line).replace("__guard_hit = __guard_hit and ", "    and "))
 # --8<-- [end:depyf]
 
 # --8<-- [start:depyf_break]
@@ -111,18 +117,23 @@ import io
 
 torch._dynamo.reset()
 traceback_text = io.StringIO()  # depyf prints the traceback of a failure to stderr, and goes on
-with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(traceback_text):
-    warnings.simplefilter("always")
-    warnings.simplefilter("ignore", ResourceWarning)
-    with depyf.prepare_debug("depyf_break"):
-        torch.compile(clip_if_large, backend="eager")(torch.rand(6))
-for warning in caught:
-    if "problem when decompiling" in str(warning.message):
-        print(f"{warning.category.__name__} from depyf:", str(warning.message).splitlines()[0])
-print("traceback's last line:", re.sub(r"offset=\d+, starts_line=\d+", "offset=..., starts_line=...",
-                                      traceback_text.getvalue().strip().splitlines()[-1]))
-print("files:", sorted(re.sub(r"_at_\d+", "_at_<line>", tidy(os.path.basename(p)))
-                       for p in glob.glob("depyf_break/*.py")))
+try:
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(traceback_text):
+        warnings.simplefilter("ignore")  # Python 3.12+ deprecations inside copy and astor are not the example's
+        warnings.simplefilter("always", UserWarning)  # depyf's own advice, even if given before
+        with depyf.prepare_debug("depyf_break"):
+            torch.compile(clip_if_large, backend="eager")(torch.rand(6))
+except ValueError as error:  # as above, on Python 3.13 (here not wrapped by Dynamo)
+    print(f"Python {sys.version_info.major}.{sys.version_info.minor}, depyf failed inside Dynamo:",
+          f"{type(error).__name__}: {error}")
+else:
+    for warning in caught:
+        if "problem when decompiling" in str(warning.message):
+            print(f"{warning.category.__name__} from depyf:", str(warning.message).splitlines()[0])
+    print("traceback's last line:", re.sub(r"offset=\d+, starts_line=\d+", "offset=..., starts_line=...",
+                                          traceback_text.getvalue().strip().splitlines()[-1]))
+    print("files:", sorted(re.sub(r"_at_\d+", "_at_<line>", tidy(os.path.basename(p)))
+                           for p in glob.glob("depyf_break/*.py")))
 # --8<-- [end:depyf_break]
 
 # --8<-- [start:minify_dump]
