@@ -66,7 +66,7 @@ for y, (name, kind) in enumerate(walk):
         ax.annotate("", xy=(0, -y + 0.25), xytext=(0, -y + 0.75),
                     arrowprops={"arrowstyle": "-|>", "color": "#595959"})
 autograd = next(y for y, (name, _) in enumerate(walk) if name.startswith("Autograd"))
-ax.text(-1.5, -autograd - 0.5, "records the graph, then\nredispatches below Autograd", ha="right", va="center",
+ax.text(-1.5, -autograd - 0.5, "records the graph if an input\nrequires grad, then redispatches\nbelow Autograd", ha="right", va="center",
         fontsize=9)
 ax.set_xlim(-4, 5)
 ax.set_ylim(-len(walk) + 0.5, 0.5)
