@@ -23,7 +23,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: environment serve build execute properdocs test test-fast pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: environment serve serve-zh translations translated build execute properdocs test test-fast pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -56,9 +56,25 @@ CONTAINED = $(PYTHON) tools/contained.py
 SITE ?= site
 # check-site: a build that did not run the handbook plugin (a generator that ignores MkDocs
 # plugins) has no execution report, and fails here instead of publishing unchecked pages.
+# Then the Chinese edition (mkdocs.zh.yml, into $(SITE)-zh): it shows the English pages' results, which
+# the first build ran and recorded, so it runs no page (README, "The Chinese edition").
 build: $(INSTALLED)
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 	$(PYTHON) -m handbook check-site $(SITE)
+	$(CONTAINED) $(PYTHON) -m mkdocs build --strict -f mkdocs.zh.yml --site-dir $(SITE)-zh
+	$(PYTHON) -m handbook check-site $(SITE)-zh
+
+# The Chinese edition alone, served as `make serve` serves the English one.
+serve-zh: $(INSTALLED)
+	HANDBOOK_SITE_URL_ZH=http://$(SERVE_ADDR)/ $(PYTHON) -m mkdocs serve --dirty -f mkdocs.zh.yml --dev-addr $(SERVE_ADDR)
+
+# What to translate: every Chinese section whose English original changed since it was translated,
+# with the date it changed. `make translated PAGE=tensors.md` records a page as up to date.
+translations: $(INSTALLED)
+	$(PYTHON) -m handbook translations
+
+translated: $(INSTALLED)
+	$(PYTHON) -m handbook translations --mark $(PAGE)
 
 # The execute step alone: runs and checks every page, writes the notebooks and a record that a
 # following `make build` (or any `mkdocs build`) of the same tree renders without running a page.
@@ -96,6 +112,7 @@ test: $(INSTALLED) $(AXE)
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" --durations=25 tests README.md
+	$(PYTHON) -m handbook translations
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a
 # minute); `make test` runs it too, with everything else.
@@ -144,6 +161,7 @@ bench: $(INSTALLED)
 versions:
 	@for torch in $(SUPPORTED); do $(MAKE) --no-print-directory deploy-version TORCH=$$torch || exit 1; done
 	$(VENV)/bin/mike set-default latest
+	$(VENV)/bin/mike set-default --config-file mkdocs.zh.yml --deploy-prefix zh latest
 
 deploy-version: $(INSTALLED)
 	$(PYTHON) -m handbook deploy

@@ -6,6 +6,8 @@
     drift-report   what the installed torch changes against the nearest recorded release
     deploy         publish this torch's build as one mike version (local gh-pages branch)
     check-site     fail unless a built site was made by the handbook plugin from this tree, every block passing
+    translations   list the translated sections that no longer translate their original; --mark PAGE records
+                   that PAGE's translation is up to date
 
 The Makefile runs them (`make goldens`, `make source-index`, `make new-release`,
 `make versions`); each acts on the torch installed in the running environment.
@@ -23,12 +25,13 @@ from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
-from handbook.prebuild import prepare
+from handbook.prebuild import changed_on_of, outdated_translations, prepare, read_config
 from handbook.reports.drift import drift_report
 from handbook.reports.execution_report import site_problems
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
-from handbook.tree_files import write_atomically
+from handbook.translations import marked
+from handbook.tree_files import read_text, write_atomically
 from handbook.versions import (
     NOT_FOUND_PAGE,
     carries_latest,
@@ -36,6 +39,9 @@ from handbook.versions import (
     publish_not_found_page,
     tool_environment,
 )
+
+
+LANGUAGE_CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")  # the site's languages, one build each: English first
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -75,13 +81,40 @@ def deploy(args: argparse.Namespace) -> int:
         )
         return 1
     release = installed_torch().release
-    command = deploy_command(args.root, release, args.branch)
-    print(" ".join(command))
-    deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
-    if deployed == 0 and carries_latest(args.root, release):  # the default version's 404 answers for the whole site
+    for config in args.configs:  # one build per language, each under its own prefix of the branch
+        command = deploy_command(args.root, release, args.branch, config, language_prefix(args.root / config))
+        print(" ".join(command))
+        deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
+        if deployed != 0:
+            return deployed
+    if carries_latest(args.root, release):  # the default version's 404 answers for the whole site
         publish_not_found_page(args.root, minor_version(release), args.branch)
         print(f"{NOT_FOUND_PAGE} at the root of {args.branch}: torch {minor_version(release)}'s")
     return deployed
+
+
+def language_prefix(config_file: Path) -> str:
+    """Where a language's versions go in the branch: the default language at its root, another under its code."""
+    language = read_config(config_file).language
+    return "" if language == "en" else language
+
+
+def translations(args: argparse.Namespace) -> int:
+    config = read_config(args.root / args.config)
+    if not config.translates:
+        print(f"error: {args.config} builds no translation (its handbook plugin names no `translates`)", file=sys.stderr)
+        return 1
+    for page in args.mark or []:
+        original = read_text(args.root / config.translates / page, f"{config.translates}/{page}")
+        translated_file = args.root / config.docs_dir / page
+        write_atomically(translated_file, marked(original, read_text(translated_file, f"{config.docs_dir}/{page}")))
+        print(f"{config.docs_dir}/{page}: marked as translating {config.translates}/{page} as it is now")
+    outdated = outdated_translations(args.root, config)
+    for section in outdated:
+        date = changed_on_of(args.root, config, section)
+        print(f"{config.docs_dir}/{section.page} § {section.section}: {section.reason}; the original changed {date}")
+    print(f"{len(outdated)} outdated section(s) in {config.docs_dir}/")
+    return 1 if args.check and outdated else 0
 
 
 def check_site(args: argparse.Namespace) -> int:
@@ -123,7 +156,15 @@ def parser() -> argparse.ArgumentParser:
     reporter.set_defaults(run=drift)
     deployer = commands.add_parser("deploy", help="deploy this torch's build as one mike version")
     deployer.add_argument("--branch", default="gh-pages")
+    deployer.add_argument(
+        "--config", dest="configs", action="append", help="a language's configuration (default: every language's)"
+    )
     deployer.set_defaults(run=deploy)
+    translator = commands.add_parser("translations", help="list outdated translated sections; --mark PAGE")
+    translator.add_argument("--config", default="mkdocs.zh.yml", help="the translation's configuration")
+    translator.add_argument("--mark", action="append", help="record PAGE (path under its docs_dir) as up to date")
+    translator.add_argument("--check", action="store_true", help="exit 1 if any section is outdated")
+    translator.set_defaults(run=translations)
     checker = commands.add_parser("check-site", help="fail unless SITE is the handbook plugin's build of this tree")
     checker.add_argument("site", type=Path)
     checker.set_defaults(run=check_site)
@@ -133,6 +174,8 @@ def parser() -> argparse.ArgumentParser:
 def main() -> int:
     args = parser().parse_args()
     args.root = args.root.resolve()
+    if getattr(args, "configs", False) is None:
+        args.configs = list(LANGUAGE_CONFIGS)
     try:
         return args.run(args)
     except (InputError, SettingError) as error:  # bad input: its message names the place

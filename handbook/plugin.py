@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import notebooks, page_meta, page_weight, rebuilds
+from handbook import languages, notebooks, page_meta, page_weight, rebuilds
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
@@ -36,6 +36,8 @@ class HandbookConfig(Config):
     # Pages whose `##` sections need no source link (the home page, say); read by the execute
     # step from mkdocs.yml (`prebuild.read_config`), declared here so that MkDocs validates it.
     sections_exempt = config_options.ListOfItems(config_options.Type(str), default=[])
+    # A translation's build (mkdocs.zh.yml): the docs_dir of the pages it translates, whose blocks it shows.
+    translates = config_options.Optional(config_options.Type(str))
 
 
 class HandbookPlugin(BasePlugin[HandbookConfig]):
@@ -109,6 +111,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                     use_directory_urls=config.use_directory_urls,
                 )
             )
+        if edition.config.translates:  # the original's files that are not pages (stylesheets): one copy in the tree
+            for path in translation_assets(self.root / edition.config.translates, files):
+                files.append(
+                    File(path, src_dir=str(self.root / edition.config.translates), dest_dir=config.site_dir,
+                         use_directory_urls=config.use_directory_urls)
+                )
         for path in edition.figure_files():  # each block's figure, a file of the site (README, "Figures")
             files.append(File(path, src_dir=str(edition.figures), dest_dir=config.site_dir, use_directory_urls=False))
         if self.dirty:
@@ -148,7 +156,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if page.file.generated_by:
             return markdown
-        markdown = edition.page_markdown(markdown, src, self.pages_in_reading_order)
+        original = next((alternate for alternate in self.alternates(config, page) if alternate["lang"] == "en"), None)
+        markdown = edition.page_markdown(
+            markdown, src, self.pages_in_reading_order, original["link"] if original else None
+        )
         if src in edition.chapters:
             notebook = files.get_file_from_path(notebooks.notebook_path(src))
             markdown = notebooks.with_notebook_links(markdown, notebook.url_relative_to(page.file), colab)
@@ -166,7 +177,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.renderer = None
         if missing:
             raise PluginError(
-                f"docs/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}"
+                f"{self.edition.docs_dir}/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}"
             )
         return page_weight.without_plain_token_spans(html)
 
@@ -175,7 +186,14 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             raise PluginError("a Python block was rendered outside a page the handbook scanned")
         return self.renderer.format_python(**options)
 
+    def alternates(self, config, page) -> list[dict[str, str]]:
+        """The language switch's entries, each leading to this page in that language, same edition."""
+        return languages.page_alternates(
+            config.extra.get("alternate") or [], self.edition.config.language, config.site_url, page.url
+        )
+
     def on_page_context(self, context, *, page, config, nav):
+        context["handbook_alternates"] = self.alternates(config, page)
         if not page.file.generated_by:
             page.meta["last_changed"] = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
         return context
@@ -187,6 +205,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if not self.edition:
             return
         write_report(self.edition.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
+
+
+def translation_assets(original_dir: Path, files) -> list[str]:
+    """The original's files other than pages that the translation's own tree lacks (its stylesheets)."""
+    return sorted(
+        path.relative_to(original_dir).as_posix()
+        for path in original_dir.rglob("*")
+        if path.is_file() and path.suffix != ".md" and files.get_file_from_path(path.relative_to(original_dir).as_posix()) is None
+    )
 
 
 def last_changed(root: Path, docs_dir: str, page: str) -> str | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from handbook import notebooks, switches, versioned_prose
+from handbook import notebooks, switches, translations, versioned_prose
 from handbook.environment import cache_root, installed_torch, minor_version, python_minor
 from handbook.errors import InputError
 from handbook.execution import pipeline, runner, tree_guard
@@ -56,6 +56,13 @@ class SiteConfig:
     sections_exempt: frozenset[str]  # pages whose `##` sections need no source link
     site_url: str | None = None  # where the site is published (the notebooks' links point there)
     repo_url: str | None = None  # the handbook's own repository, where each block's `file:line` links
+    language: str = "en"  # the theme's language: the site's, and its pages'
+    translates: str | None = None  # a translation's: the docs_dir of the pages it translates (their blocks run)
+
+    @property
+    def blocks_dir(self) -> str:
+        """Where the pages whose blocks run are: a translation shows its original's results."""
+        return self.translates or self.docs_dir
 
 
 class _AnyTags(yaml.SafeLoader):
@@ -78,8 +85,24 @@ _AnyTags.add_multi_constructor("!", lambda loader, suffix, node: None)
 _AnyTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
 
-def read_config(config_file: Path) -> SiteConfig:
+def _merged(base: dict, child: dict) -> dict:
+    """`child` over `base` as MkDocs merges an `INHERIT`ed configuration: mappings merged key by key,
+    everything else (lists included) replaced."""
+    merged = dict(base)
+    for key, value in child.items():
+        both = isinstance(value, dict) and isinstance(base.get(key), dict)
+        merged[key] = _merged(base[key], value) if both else value
+    return merged
+
+
+def _config_data(config_file: Path) -> dict:
     data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTags) or {}
+    parent = data.pop("INHERIT", None)
+    return _merged(_config_data(config_file.parent / parent), data) if parent else data
+
+
+def read_config(config_file: Path) -> SiteConfig:
+    data = _config_data(config_file)
     nav: dict[str, str] = {}
 
     def walk(items) -> None:
@@ -102,6 +125,8 @@ def read_config(config_file: Path) -> SiteConfig:
         frozenset((handbook or {}).get("sections_exempt", [])),
         data.get("site_url") or None,
         repo_url if isinstance(repo_url, str) and repo_url.startswith("https://") else None,
+        theme.get("language") or "en" if isinstance(theme := data.get("theme"), dict) else "en",
+        (handbook or {}).get("translates"),
     )
 
 
@@ -146,10 +171,16 @@ class Edition:
     inputs: dict[str, str] = field(default_factory=dict)  # page -> `render_inputs`, once its pages ran
     log: list[str] = field(default_factory=list)  # what the step did, for the build's log
     serving: bool = False  # for `mkdocs serve`: the notebooks link to the served site
+    shown: dict[str, Page] = field(default_factory=dict)  # a translation's own pages (their lines), by path
+    outdated: list[tuple[translations.Outdated, str]] = field(default_factory=list)  # with the date each changed
 
     @property
     def docs_dir(self) -> str:
         return self.config.docs_dir
+
+    def shown_page(self, page: str) -> Page:
+        """`page` as this build's Markdown has it (a translation's lines differ from its original's)."""
+        return self.shown.get(page) or self.site.page(page)
 
     @functools.cached_property
     def revision(self) -> Revision:
@@ -168,8 +199,9 @@ class Edition:
     @property
     def notebooks(self) -> Path:
         """Where this edition's chapter notebooks are written (those of `mkdocs serve`, whose links
-        differ, apart: a build beside it never publishes them)."""
-        return cache_root(self.root) / "notebooks" / (edition_name() + ("-serve" if self.serving else ""))
+        differ, apart: a build beside it never publishes them; a translation's apart too)."""
+        language = "" if self.config.language == "en" else f"-{self.config.language}"
+        return cache_root(self.root) / "notebooks" / (edition_name() + language + ("-serve" if self.serving else ""))
 
     def pages(self) -> list[str]:
         """Every page under docs/, by path."""
@@ -187,11 +219,20 @@ class Edition:
     def output_of(self, page: str, block_id: str) -> str | None:
         return next((r.output for r in self.site.results.get(page, []) if r.block.id == block_id), None)
 
-    def page_markdown(self, markdown: str, page: str, reading_order: list) -> str:
-        """A page's Markdown as the renderer is given it: versioned, quoted, source links resolved."""
+    def page_markdown(self, markdown: str, page: str, reading_order: list, original_url: str | None = None) -> str:
+        """A page's Markdown as the renderer is given it: versioned, quoted, source links resolved; in a
+        translation, a notice on each outdated section, linking to the original at `original_url`."""
         markdown = self.quoted(self.versioned(markdown, page), page).markdown
         markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles)
-        return self.linker.rewrite(markdown, page).markdown
+        markdown = self.linker.rewrite(markdown, page).markdown
+        notices = {
+            outdated.section: translations.notice_line(
+                self.config.language, date, f"{original_url or ''}#{outdated.section}"
+            )
+            for outdated, date in self.outdated
+            if outdated.page == page and outdated.current is not None
+        }
+        return translations.with_notices(markdown, notices, self.config.language)
 
     @property
     def figures(self) -> Path:
@@ -286,14 +327,18 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     check_cache_root(cache_root(root))
     pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
     linker = SourceLinker(SourceTree(root))
-    pages = scan_docs(root, config.docs_dir)
+    shown = scan_docs(root, config.docs_dir)
+    pages = scan_docs(root, config.blocks_dir) if config.translates else shown
     empty = SiteRun(pipeline.page_environment(root), pages)
-    edition = Edition(root, config, empty, linker, chapters(root, config, pages), serving=serving)
+    edition = Edition(root, config, empty, linker, chapters(root, config, shown), serving=serving)
+    if config.translates:
+        edition.shown = {page.path: page for page in shown}
+        edition.problems += _check_translation(edition, pages)
     edition.problems += _check_source_links(edition)
     record = Record(root)
     # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.
     stored = record.read() if reuse and not switches.off(switches.CACHE) else None
-    site = pipeline.execute(root, config.docs_dir, serving=serving, given=stored.runs if stored else None, pages=pages)
+    site = pipeline.execute(root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages)
     from_record = stored is not None and not site.executed_pages
     if from_record:  # every page as the execute step ran it, checked again now
         site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
@@ -327,6 +372,51 @@ def _execution_log(site: SiteRun) -> list[str]:
     if executed and runner.confinements:
         lines.append(f"pages saw {'; '.join(sorted(runner.confinements))}")
     return lines
+
+
+def _check_translation(edition: Edition, originals: list[Page]) -> list[str]:
+    """A translation's blocks are its originals', unchanged; its outdated sections are listed (with the date
+    each original changed) for the log, the pages' notices and `python -m handbook translations`."""
+    errors: list[str] = []
+    by_path = {page.path: page for page in originals}
+    for path, page in sorted(edition.shown.items()):
+        where = f"{edition.docs_dir}/{path}"
+        original = by_path.get(path)
+        if original is None:
+            errors.append(f"{where}: translates no page: {edition.config.blocks_dir}/{path} does not exist")
+            continue
+        errors += translations.block_differences(where, list(original.blocks), list(page.blocks))
+    for outdated in outdated_translations(edition.root, edition.config):
+        date = changed_on_of(edition.root, edition.config, outdated)
+        edition.outdated.append((outdated, date))
+        edition.log.append(
+            f"translation outdated: {edition.docs_dir}/{outdated.page} § {outdated.section}: {outdated.reason}"
+        )
+    return [f"{len(errors)} translation problem(s):\n" + "\n".join(errors)] if errors else []
+
+
+def changed_on_of(root: Path, config: SiteConfig, outdated: translations.Outdated) -> str:
+    """The date the original of an outdated section changed (see `translations.changed_on`)."""
+    original_file = f"{config.blocks_dir}/{outdated.page}"
+    if not (root / original_file).is_file():
+        return "?"
+    return translations.changed_on(root, original_file, outdated.section, outdated.recorded)
+
+
+def outdated_translations(root: Path, config: SiteConfig) -> list[translations.Outdated]:
+    """Every section of the translation `config` builds that does not translate its original as it is now;
+    a page of the original with no translation is listed as its section `top`."""
+    found = []
+    originals = sorted(p.relative_to(root / config.blocks_dir).as_posix() for p in (root / config.blocks_dir).rglob("*.md"))
+    for page in originals:
+        original = read_text(root / config.blocks_dir / page, f"{config.blocks_dir}/{page}")
+        translated_file = root / config.docs_dir / page
+        if not translated_file.is_file():
+            found.append(translations.Outdated(page, translations.TOP, None, translations.revision("")))
+            continue
+        translated = read_text(translated_file, f"{config.docs_dir}/{page}")
+        found += translations.outdated_sections(page, original, translated)
+    return found
 
 
 def _check_source_links(edition: Edition) -> list[str]:
@@ -363,7 +453,7 @@ def _check_prose(edition: Edition) -> list[str]:
         if inputs is None or checked is None or checked[0] != inputs:
             markdown = (edition.root / edition.docs_dir / page).read_text(encoding="utf-8")
             problems = edition.quoted(edition.versioned(markdown, page, keep_lines=True), page).errors
-            problems += prose_guard.contradictions(edition.root, page, markdown, releases)
+            problems += prose_guard.contradictions(edition.root, page, markdown, releases, edition.docs_dir)
             checked = _prose_checked[key] = (inputs, problems)
         errors += checked[1]
     return [f"{len(errors)} prose problem(s):\n" + "\n".join(errors)] if errors else []
@@ -390,7 +480,7 @@ def _write_notebooks(edition: Edition) -> None:
         figures = {r.block.id: r.figure for r in edition.site.results.get(page_path, []) if r.figure}
         notebook = notebooks.chapter_notebook(
             markdown,
-            edition.site.page(page_path),
+            edition.shown_page(page_path),
             outputs,
             edition.site.environment.torch,
             lambda text, p=page_path: edition.notebook_prose(text, p),

@@ -27,11 +27,16 @@ def carries_latest(root: Path, release: str) -> bool:
     return bool(releases) and releases[-1] == release
 
 
-def deploy_command(root: Path, release: str, branch: str = "gh-pages") -> list[str]:
+def deploy_command(
+    root: Path, release: str, branch: str = "gh-pages", config: str = "mkdocs.yml", prefix: str = ""
+) -> list[str]:
+    """mike's command deploying `config`'s build of `release`; a language other than the default goes
+    under `prefix` of the branch (`zh/2.13/`), with a versions.json of its own for its selector."""
     version = minor_version(release)
     aliases = [LATEST] if carries_latest(root, release) else []
     mike = str(Path(sys.executable).parent / "mike")
-    return [mike, "deploy", "--branch", branch, "--update-aliases", "--title", f"torch {version}", version, *aliases]
+    where = ["--config-file", config, *(["--deploy-prefix", prefix] if prefix else [])]
+    return [mike, "deploy", "--branch", branch, *where, "--update-aliases", "--title", f"torch {version}", version, *aliases]
 
 
 def tool_environment() -> dict[str, str]:

@@ -20,15 +20,19 @@ from handbook.execution.recordings import Recordings
 from handbook.markdown_structure import prose_lines
 from handbook.prose.quotes import QUOTE
 
-# 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing)
-NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
+# 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing). A number is bounded by
+# ASCII word characters only: Chinese prose writes one between ideographs, which `\w` would count as word
+# characters ("共3000个"); full-width digits ("３０００") are read as the ASCII ones they stand for.
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[0-9]+(?:[.,][0-9]+)*(?![A-Za-z0-9_])")
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 COMMENT = re.compile(r"<!--.*?-->")
 
 
 def numbers(text: str) -> set[str]:
-    return {token.rstrip(".,") for token in NUMBER.findall(THOUSANDS.sub("", text))}
+    ascii_digits = text.translate(FULL_WIDTH_DIGITS)
+    return {token.rstrip(".,") for token in NUMBER.findall(THOUSANDS.sub("", ascii_digits))}
 
 
 def printed_numbers(recordings: Recordings, page: str) -> set[str]:
@@ -46,7 +50,7 @@ def prose_numbers(markdown: str) -> list[tuple[int, str]]:
     return found
 
 
-def contradictions(root: Path, page: str, markdown: str, releases: list[str]) -> list[str]:
+def contradictions(root: Path, page: str, markdown: str, releases: list[str], docs_dir: str = "docs") -> list[str]:
     """One message per number in `page`'s prose that contradicts an edition's own outputs.
 
     An edition is a release as one Python prints it: the recording Python's, and each
@@ -65,7 +69,7 @@ def contradictions(root: Path, page: str, markdown: str, releases: list[str]) ->
             others = [_name(*other) for other in printed if other != own and value in printed[other]]
             if others:
                 problems.append(
-                    f"docs/{page}:{line}: the prose says {value}, which this page prints with "
+                    f"{docs_dir}/{page}:{line}: the prose says {value}, which this page prints with "
                     f"{', '.join(others)} but not with {_name(*own)}; quote it from the output "
                     "(<!-- out BLOCK /PATTERN/ -->) or version the sentence"
                 )

@@ -1,0 +1,208 @@
+"""A translation's pages against their originals: which revision of each original section they translate.
+
+A translated page (`docs-zh/PAGE.md`) runs no block of its own: its blocks are those of its
+original (`docs/PAGE.md`), byte for byte, and it shows the original's results. Each of its
+sections (the text above the first `##` heading is the section `top`; then each `##`
+section, known by its anchor id, which the translation keeps: `## 视图 {#views}`) carries a
+mark `<!-- translates REVISION -->`: the revision of the original section it translates, a
+digest of that section's text. When the original section changes, the digest no longer
+matches and the translated section is outdated: its page shows a notice with the date the
+original changed and a link to it, the build's log and `python -m handbook translations`
+list it. `python -m handbook translations --mark PAGE` records the current revisions once a
+translator has brought a page up to date.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from markdown.extensions.toc import slugify, unique
+
+from handbook.execution.blocks import Block
+from handbook.markdown_structure import headings, sections
+
+TOP = "top"  # the section above the first `##` heading: the title and the introduction
+MARK = re.compile(r"^<!-- translates (?P<revision>[0-9a-f]{12}) -->$")
+EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
+INLINE_CODE = re.compile(r"`+([^`]*?)`+")
+LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+TAG = re.compile(r"<[^>]+>")
+
+# The notice an outdated section shows, by the translation's language: its title, and a line
+# with the date the original changed and a link to it.
+NOTICES = {
+    "zh": (
+        "本节译文已过时",
+        "英文原文的这一节于 {date} 修改，这里的译文还没有跟上。[阅读英文原文]({url})",
+    ),
+}
+
+
+def heading_id(title: str, taken: set[str] | None = None) -> str:
+    """The anchor id Python-Markdown's toc gives a heading: an explicit `{#id}`, else its slug."""
+    if explicit := EXPLICIT_ID.search(title):
+        return explicit["id"]
+    text = html.unescape(TAG.sub("", LINK.sub(r"\1", INLINE_CODE.sub(r"\1", title))))
+    slug = slugify(text, "-")
+    return unique(slug, taken) if taken is not None else slug
+
+
+def section_texts(markdown: str) -> dict[str, tuple[int, str]]:
+    """Each section's id -> (its heading's 0-based line, or -1 for `top`; its text without marks)."""
+    lines = markdown.splitlines()
+    found = sections(lines)
+    starts = [section.heading.line for section in found]
+    taken: set[str] = {
+        heading_id(h.title) for h in headings(lines) if h.level > 1 and EXPLICIT_ID.search(h.title)
+    }
+    texts = {TOP: (-1, _text(lines[: starts[0] if starts else len(lines)]))}
+    for section in found:
+        texts[heading_id(section.heading.title, taken)] = (
+            section.heading.line,
+            _text(lines[section.heading.line + 1 : section.end]),
+        )
+    return texts
+
+
+def _text(lines: list[str]) -> str:
+    return "\n".join(line.rstrip() for line in lines if not MARK.match(line.strip())).strip("\n")
+
+
+def revision(text: str) -> str:
+    """The revision of an original section: the first 12 hex digits of its text's SHA-256."""
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def recorded_revisions(translated: str) -> dict[str, str | None]:
+    """Each section of a translated page -> the original revision its mark names (None: no mark)."""
+    lines = translated.splitlines()
+    ids = section_texts(translated)
+    bounds = sorted((line, section) for section, (line, _) in ids.items())
+    recorded: dict[str, str | None] = {section: None for section in ids}
+    for position, (start, section) in enumerate(bounds):
+        end = bounds[position + 1][0] if position + 1 < len(bounds) else len(lines)
+        for line in lines[max(start, 0) : end]:
+            if found := MARK.match(line.strip()):
+                recorded[section] = found["revision"]
+                break
+    return recorded
+
+
+@dataclass(frozen=True)
+class Outdated:
+    """A section of a translated page that does not translate its original's current text."""
+
+    page: str
+    section: str  # the anchor id, or `top`
+    recorded: str | None  # the revision the translation names (None: never marked)
+    current: str | None  # the original's revision now (None: the original has no such section)
+
+    @property
+    def reason(self) -> str:
+        if self.current is None:
+            return "the original has no such section"
+        if self.recorded is None:
+            return "no translation mark"
+        return f"the original changed (translates {self.recorded}, now {self.current})"
+
+
+def outdated_sections(page: str, original: str, translated: str) -> list[Outdated]:
+    """The sections of `translated` that do not translate `original` as it is now, in the original's order;
+    a section of the original missing from the translation is one too."""
+    current = {section: revision(text) for section, (_, text) in section_texts(original).items()}
+    recorded = recorded_revisions(translated)
+    found = [
+        Outdated(page, section, recorded.get(section), now)
+        for section, now in current.items()
+        if recorded.get(section) != now
+    ]
+    return found + [Outdated(page, section, mark, None) for section, mark in recorded.items() if section not in current]
+
+
+def marked(original: str, translated: str) -> str:
+    """`translated` with each section's mark naming the original's current revision (added where missing)."""
+    current = {section: revision(text) for section, (_, text) in section_texts(original).items()}
+    lines = [line for line in translated.splitlines() if not MARK.match(line.strip())]
+    text = "\n".join(lines)
+    positions = section_texts(text)
+    title = next((h.line for h in headings(lines) if h.level == 1), -1)
+    inserts = {}
+    for section, (line, _) in positions.items():
+        if section in current:
+            inserts[title if section == TOP else line] = f"<!-- translates {current[section]} -->"
+    out = []
+    if -1 in inserts:
+        out.append(inserts[-1])
+    for index, line in enumerate(lines):
+        out.append(line)
+        if index in inserts:
+            out.append(inserts[index])
+    return "\n".join(out) + ("\n" if translated.endswith("\n") else "")
+
+
+def with_notices(translated: str, notices: dict[str, str], language: str) -> str:
+    """The page with an admonition under each outdated section's heading (`notices`: section -> its body
+    line, already formatted); lines are kept in place, the notice joins its heading's line."""
+    if not notices:
+        return translated
+    title, _ = NOTICES[language]
+    lines = translated.splitlines()
+    heading_lines = {section: line for section, (line, _) in section_texts(translated).items()}
+    top_line = next((h.line for h in headings(lines) if h.level == 1), None)
+    for section, body in notices.items():
+        at = top_line if section == TOP else heading_lines.get(section)
+        if at is None or at < 0:
+            continue
+        lines[at] += f'\n\n!!! warning "{title}"\n\n    {body}\n'
+    return "\n".join(lines) + ("\n" if translated.endswith("\n") else "")
+
+
+def notice_line(language: str, date: str, url: str) -> str:
+    return NOTICES[language][1].format(date=date, url=url)
+
+
+def block_differences(where: str, original: list[Block], translated: list[Block]) -> list[str]:
+    """How a translated page's blocks differ from its original's: each must be the same code, with the
+    same id and options, in the same order (the translation shows the original's results)."""
+    problems = []
+    for position, (mine, theirs) in enumerate(zip(translated, original, strict=False), 1):
+        same = (mine.id, mine.code, mine.options) == (theirs.id, theirs.code, theirs.options)
+        if not same:
+            problems.append(
+                f"{where}:{mine.page_line}: block {position} ({mine.id}) is not the original's block {position} "
+                f"({theirs.id}, line {theirs.page_line}): a translation runs its original's blocks unchanged"
+            )
+    if len(translated) != len(original):
+        problems.append(f"{where}: {len(translated)} executed block(s), the original has {len(original)}")
+    return problems
+
+
+def changed_on(root: Path, original_file: str, section: str, recorded: str | None) -> str:
+    """The date (YYYY-MM-DD) the original section stopped being the revision `recorded`: today for an
+    edit not committed yet, else the date of the oldest commit after the newest one that still had it."""
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout if done.returncode == 0 else ""
+
+    def text_at(commit: str) -> str:
+        return section_texts(git("show", f"{commit}:{original_file}")).get(section, (0, ""))[1]
+
+    now = section_texts((root / original_file).read_text(encoding="utf-8")).get(section, (0, ""))[1]
+    if now != text_at("HEAD"):
+        return datetime.now(UTC).date().isoformat()
+    changed = None
+    for commit, date in (line.split() for line in git("log", "--format=%H %cs", "--", original_file).splitlines()):
+        if recorded is not None and revision(text_at(commit)) == recorded:
+            break
+        changed = date  # newest first: the last one before the break is the change
+    return changed or datetime.now(UTC).date().isoformat()
