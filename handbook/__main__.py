@@ -25,6 +25,7 @@ from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
+from handbook.languages import deploy_prefix
 from handbook.prebuild import changed_on_of, outdated_translations, prepare, read_config
 from handbook.reports.drift import drift_report
 from handbook.reports.execution_report import site_problems
@@ -39,7 +40,6 @@ from handbook.versions import (
     publish_not_found_page,
     tool_environment,
 )
-
 
 LANGUAGE_CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")  # the site's languages, one build each: English first
 
@@ -82,7 +82,8 @@ def deploy(args: argparse.Namespace) -> int:
         return 1
     release = installed_torch().release
     for config in args.configs:  # one build per language, each under its own prefix of the branch
-        command = deploy_command(args.root, release, args.branch, config, language_prefix(args.root / config))
+        prefix = deploy_prefix(read_config(args.root / config).language).rstrip("/")
+        command = deploy_command(args.root, release, args.branch, config, prefix)
         print(" ".join(command))
         deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
         if deployed != 0:
@@ -93,16 +94,12 @@ def deploy(args: argparse.Namespace) -> int:
     return deployed
 
 
-def language_prefix(config_file: Path) -> str:
-    """Where a language's versions go in the branch: the default language at its root, another under its code."""
-    language = read_config(config_file).language
-    return "" if language == "en" else language
-
-
 def translations(args: argparse.Namespace) -> int:
     config = read_config(args.root / args.config)
     if not config.translates:
-        print(f"error: {args.config} builds no translation (its handbook plugin names no `translates`)", file=sys.stderr)
+        print(
+            f"error: {args.config} builds no translation (its handbook plugin names no `translates`)", file=sys.stderr
+        )
         return 1
     for page in args.mark or []:
         original = read_text(args.root / config.translates / page, f"{config.translates}/{page}")

@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
+DEFAULT = "en"  # the language written first; the others translate it
+
+
+def deploy_prefix(language: str) -> str:
+    """Where a language's editions are in the published branch: the default language's at its root,
+    another's under its code (`zh/2.13/`)."""
+    return "" if language == DEFAULT else f"{language}/"
+
 
 def edition_path(own_link: str | None, site_url: str | None) -> str:
     """What follows the language's unversioned address in this build's address: `2.13/` under mike,

@@ -16,10 +16,12 @@ that text cannot close.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
 from markdown.blockprocessors import HashHeaderProcessor
+from markdown.extensions.toc import slugify, unique
 
 OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<attrs>.*)$")
 
@@ -133,6 +135,36 @@ def title_of(text: str | list[str]) -> str | None:
     """The page's title: its first level-1 heading (see `title_heading`), else None."""
     heading = title_heading(text)
     return heading.title if heading else None
+
+
+# `## 视图 {#views}`: an id given by attr_list (a translation keeps its original's ids this way).
+EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
+_INLINE_CODE = re.compile(r"`+([^`]*?)`+")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"<[^>]+>")
+
+
+def heading_text(title: str) -> str:
+    """A heading's title as a reader sees it: without the attribute list that gives it an id."""
+    return EXPLICIT_ID.sub("", title)
+
+
+def heading_id(title: str, taken: set[str] | None = None) -> str:
+    """The anchor id Python-Markdown's toc gives a heading: its explicit `{#id}`, else the slug of its
+    text (code spans, links and tags reduced to their text); with `taken`, made unique as toc does."""
+    if explicit := EXPLICIT_ID.search(title):
+        return explicit["id"]
+    text = html.unescape(_TAG.sub("", _LINK.sub(r"\1", _INLINE_CODE.sub(r"\1", title))))
+    slug = slugify(text, "-")
+    return unique(slug, taken) if taken is not None else slug
+
+
+def without_heading_ids(markdown: str) -> str:
+    """`markdown` with the `{#id}` of each heading line dropped (for renderers without attr_list)."""
+    lines = markdown.split("\n")
+    for heading in headings(lines):
+        lines[heading.line] = EXPLICIT_ID.sub("", lines[heading.line])
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

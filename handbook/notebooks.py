@@ -109,14 +109,15 @@ def write(notebook: nbformat.NotebookNode, path: Path) -> None:
     write_if_changed(path, nbformat.writes(notebook) + "\n")  # as nbformat.write ends the file
 
 
-def colab_url(repo_url: str | None, torch_version: str, page: str) -> str | None:
+def colab_url(repo_url: str | None, torch_version: str, page: str, prefix: str = "") -> str | None:
     """Colab's address for this edition's notebook as published: mike puts each edition's site
     under `<minor version>/` on the `gh-pages` branch of `repo_url`, and the site has the
-    notebook at `notebook_path`. None when the site is not published from GitHub."""
+    notebook at `notebook_path`; a translation's under its language's `prefix` (`zh/`). None when the
+    site is not published from GitHub."""
     match = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+?)/?", repo_url or "")
     if not match:
         return None
-    return f"{COLAB}/{match[1]}/{match[2]}/blob/gh-pages/{minor_version(torch_version)}/{notebook_path(page)}"
+    return f"{COLAB}/{match[1]}/{match[2]}/blob/gh-pages/{prefix}{minor_version(torch_version)}/{notebook_path(page)}"
 
 
 def link_base(site_url: str | None, torch_version: str, serving: bool = False) -> str:

@@ -114,8 +114,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if edition.config.translates:  # the original's files that are not pages (stylesheets): one copy in the tree
             for path in translation_assets(self.root / edition.config.translates, files):
                 files.append(
-                    File(path, src_dir=str(self.root / edition.config.translates), dest_dir=config.site_dir,
-                         use_directory_urls=config.use_directory_urls)
+                    File(
+                        path,
+                        src_dir=str(self.root / edition.config.translates),
+                        dest_dir=config.site_dir,
+                        use_directory_urls=config.use_directory_urls,
+                    )
                 )
         for path in edition.figure_files():  # each block's figure, a file of the site (README, "Figures")
             files.append(File(path, src_dir=str(edition.figures), dest_dir=config.site_dir, use_directory_urls=False))
@@ -138,7 +142,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         edition = self.edition
         changes = files.get_file_from_path(what_changed.PAGE)
         colab = (
-            notebooks.colab_url(config.repo_url, edition.site.environment.torch, src)
+            notebooks.colab_url(
+                config.repo_url, edition.site.environment.torch, src, languages.deploy_prefix(edition.config.language)
+            )
             if src in edition.chapters
             else None
         )
@@ -156,7 +162,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if page.file.generated_by:
             return markdown
-        original = next((alternate for alternate in self.alternates(config, page) if alternate["lang"] == "en"), None)
+        original = next(
+            (alternate for alternate in self.alternates(config, page) if alternate["lang"] == languages.DEFAULT), None
+        )
         markdown = edition.page_markdown(
             markdown, src, self.pages_in_reading_order, original["link"] if original else None
         )
@@ -177,7 +185,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.renderer = None
         if missing:
             raise PluginError(
-                f"{self.edition.docs_dir}/{page.file.src_uri}: blocks found by the scan were not rendered: {', '.join(missing)}"
+                f"{self.edition.docs_dir}/{page.file.src_uri}: blocks found by the scan were not rendered: "
+                + ", ".join(missing)
             )
         return page_weight.without_plain_token_spans(html)
 
@@ -212,7 +221,9 @@ def translation_assets(original_dir: Path, files) -> list[str]:
     return sorted(
         path.relative_to(original_dir).as_posix()
         for path in original_dir.rglob("*")
-        if path.is_file() and path.suffix != ".md" and files.get_file_from_path(path.relative_to(original_dir).as_posix()) is None
+        if path.is_file()
+        and path.suffix != ".md"
+        and files.get_file_from_path(path.relative_to(original_dir).as_posix()) is None
     )
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from handbook import notebooks, switches, translations, versioned_prose
+from handbook import languages, notebooks, switches, translations, versioned_prose
 from handbook.environment import cache_root, installed_torch, minor_version, python_minor
 from handbook.errors import InputError
 from handbook.execution import pipeline, runner, tree_guard
@@ -32,7 +32,7 @@ from handbook.execution.failures import failure_report, killed_processes, platfo
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import BlockRun, CorruptEntry, SiteRun, run_as_json, run_from_json
 from handbook.execution.tree_guard import tree_digest
-from handbook.markdown_structure import FenceError
+from handbook.markdown_structure import FenceError, without_heading_ids
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import QUOTE, QuotedProse, resolve_quotes
 from handbook.releases import recorded_releases
@@ -56,7 +56,7 @@ class SiteConfig:
     sections_exempt: frozenset[str]  # pages whose `##` sections need no source link
     site_url: str | None = None  # where the site is published (the notebooks' links point there)
     repo_url: str | None = None  # the handbook's own repository, where each block's `file:line` links
-    language: str = "en"  # the theme's language: the site's, and its pages'
+    language: str = languages.DEFAULT  # the theme's language: the site's, and its pages'
     translates: str | None = None  # a translation's: the docs_dir of the pages it translates (their blocks run)
 
     @property
@@ -125,7 +125,9 @@ def read_config(config_file: Path) -> SiteConfig:
         frozenset((handbook or {}).get("sections_exempt", [])),
         data.get("site_url") or None,
         repo_url if isinstance(repo_url, str) and repo_url.startswith("https://") else None,
-        theme.get("language") or "en" if isinstance(theme := data.get("theme"), dict) else "en",
+        theme.get("language") or languages.DEFAULT
+        if isinstance(theme := data.get("theme"), dict)
+        else languages.DEFAULT,
         (handbook or {}).get("translates"),
     )
 
@@ -200,7 +202,7 @@ class Edition:
     def notebooks(self) -> Path:
         """Where this edition's chapter notebooks are written (those of `mkdocs serve`, whose links
         differ, apart: a build beside it never publishes them; a translation's apart too)."""
-        language = "" if self.config.language == "en" else f"-{self.config.language}"
+        language = "" if self.config.language == languages.DEFAULT else f"-{self.config.language}"
         return cache_root(self.root) / "notebooks" / (edition_name() + language + ("-serve" if self.serving else ""))
 
     def pages(self) -> list[str]:
@@ -299,11 +301,12 @@ class Edition:
 
     def notebook_prose(self, markdown: str, page: str) -> str:
         """A text cell: snippet includes expanded, source links as plain links at this tag, links to
-        the handbook's pages and anchors as addresses of the published chapter pages."""
+        the handbook's pages and anchors as addresses of the published chapter pages; headings without
+        the `{#id}` a translation gives them, and without its translation marks (Jupyter shows neither)."""
         expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
         linked = self.linker.rewrite(expanded, page, plain=True).markdown
         base = notebooks.link_base(self.config.site_url, self.site.environment.torch, self.serving)
-        return notebooks.with_site_links(linked, page, base)
+        return notebooks.with_site_links(translations.without_marks(without_heading_ids(linked)), page, base)
 
 
 def edition_name() -> str:
@@ -338,7 +341,9 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     record = Record(root)
     # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.
     stored = record.read() if reuse and not switches.off(switches.CACHE) else None
-    site = pipeline.execute(root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages)
+    site = pipeline.execute(
+        root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages
+    )
     from_record = stored is not None and not site.executed_pages
     if from_record:  # every page as the execute step ran it, checked again now
         site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
@@ -407,7 +412,9 @@ def outdated_translations(root: Path, config: SiteConfig) -> list[translations.O
     """Every section of the translation `config` builds that does not translate its original as it is now;
     a page of the original with no translation is listed as its section `top`."""
     found = []
-    originals = sorted(p.relative_to(root / config.blocks_dir).as_posix() for p in (root / config.blocks_dir).rglob("*.md"))
+    originals = sorted(
+        p.relative_to(root / config.blocks_dir).as_posix() for p in (root / config.blocks_dir).rglob("*.md")
+    )
     for page in originals:
         original = read_text(root / config.blocks_dir / page, f"{config.blocks_dir}/{page}")
         translated_file = root / config.docs_dir / page

@@ -15,24 +15,17 @@ translator has brought a page up to date.
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from markdown.extensions.toc import slugify, unique
-
 from handbook.execution.blocks import Block
-from handbook.markdown_structure import headings, sections
+from handbook.markdown_structure import EXPLICIT_ID, heading_id, headings, sections
 
 TOP = "top"  # the section above the first `##` heading: the title and the introduction
 MARK = re.compile(r"^<!-- translates (?P<revision>[0-9a-f]{12}) -->$")
-EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
-INLINE_CODE = re.compile(r"`+([^`]*?)`+")
-LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-TAG = re.compile(r"<[^>]+>")
 
 # The notice an outdated section shows, by the translation's language: its title, and a line
 # with the date the original changed and a link to it.
@@ -44,23 +37,12 @@ NOTICES = {
 }
 
 
-def heading_id(title: str, taken: set[str] | None = None) -> str:
-    """The anchor id Python-Markdown's toc gives a heading: an explicit `{#id}`, else its slug."""
-    if explicit := EXPLICIT_ID.search(title):
-        return explicit["id"]
-    text = html.unescape(TAG.sub("", LINK.sub(r"\1", INLINE_CODE.sub(r"\1", title))))
-    slug = slugify(text, "-")
-    return unique(slug, taken) if taken is not None else slug
-
-
 def section_texts(markdown: str) -> dict[str, tuple[int, str]]:
     """Each section's id -> (its heading's 0-based line, or -1 for `top`; its text without marks)."""
     lines = markdown.splitlines()
     found = sections(lines)
     starts = [section.heading.line for section in found]
-    taken: set[str] = {
-        heading_id(h.title) for h in headings(lines) if h.level > 1 and EXPLICIT_ID.search(h.title)
-    }
+    taken: set[str] = {heading_id(h.title) for h in headings(lines) if h.level > 1 and EXPLICIT_ID.search(h.title)}
     texts = {TOP: (-1, _text(lines[: starts[0] if starts else len(lines)]))}
     for section in found:
         texts[heading_id(section.heading.title, taken)] = (
@@ -72,6 +54,11 @@ def section_texts(markdown: str) -> dict[str, tuple[int, str]]:
 
 def _text(lines: list[str]) -> str:
     return "\n".join(line.rstrip() for line in lines if not MARK.match(line.strip())).strip("\n")
+
+
+def without_marks(markdown: str) -> str:
+    """`markdown` without its translation marks."""
+    return "\n".join(line for line in markdown.split("\n") if not MARK.match(line.strip()))
 
 
 def revision(text: str) -> str:

@@ -49,7 +49,15 @@ def test_the_sites_configuration_is_read_without_running_its_tags():
     assert config.docs_dir == "docs"
     assert config.nav["tensors.md"] == "Tensors and storage"
     assert list(config.nav)[:2] == ["index.md", "setup.md"]  # the reading order
-    assert config.sections_exempt == {"index.md", "what-changed.md"}
+    assert config.sections_exempt == {"index.md", "what-changed.md", "glossary.md"}
+    chinese = read_config(REPO / "mkdocs.zh.yml")  # INHERIT: mkdocs.yml, merged as MkDocs merges it
+    assert (chinese.docs_dir, chinese.language, chinese.translates, chinese.blocks_dir) == (
+        "docs-zh",
+        "zh",
+        "docs",
+        "docs",
+    )
+    assert chinese.repo_url == config.repo_url and list(chinese.nav) == list(config.nav)
     assert config.repo_url == "https://github.com/pytorch-internals-executed/handbook"  # where blocks link
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from markdown.extensions.toc import slugify
-
 from handbook import markdown_structure
+from handbook.markdown_structure import heading_id, heading_text
 from handbook.sources.links import Citation
 
 PAGE = "source-map.md"
@@ -36,7 +35,8 @@ def render(citations: list[Citation], titles: dict[str, str], tag: str) -> str:
             span = f"{resolved.first}-{resolved.last}" if resolved.first else "file"
             sections = sorted({c.section for c in cited if c.section})
             where = (
-                ", ".join(f"[{s}]({page}#{slugify(s, '-')})" for s in sections) or f"[{titles.get(page, page)}]({page})"
+                ", ".join(f"[{heading_text(s)}]({page}#{heading_id(s)})" for s in sections)
+                or f"[{titles.get(page, page)}]({page})"
             )
             lines.append(f"| [{shown}]({resolved.url}) | {span} | {where} |")
         lines.append("")

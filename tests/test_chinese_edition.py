@@ -1,0 +1,169 @@
+"""The Chinese edition as a reader meets it: built (site-zh/, each edition's), searched in Chinese,
+switched to and from English, accessible, offline, with every link resolving.
+
+`make test` builds it after each English edition (the Makefile's `build`); these tests read those
+sites and open them in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from site_browser import ARTIFACTS, CSP_LISTENER, EDITION_SITES, SITE, blocked_by_policy, serve, site_pages, stale
+from site_links import Site, report
+from test_accessibility import AXE_CONTEXT, blocking_report, run_axe
+from test_accessibility import axe_script as axe_script  # a fixture, used by name
+
+from handbook.execution.blocks import scan_docs
+from handbook.notebooks import link_base
+from handbook.prebuild import outdated_translations, read_config
+from handbook.translations import section_texts
+
+REPO = Path(__file__).resolve().parent.parent
+ZH_CONFIG = read_config(REPO / "mkdocs.zh.yml")
+EN_CONFIG = read_config(REPO / "mkdocs.yml")
+
+
+def zh_site_of(english_site: Path) -> Path:
+    """Where the Makefile's `build` writes an edition's Chinese site: beside its English one."""
+    return english_site.parent / f"{english_site.name}-zh"
+
+
+ZH_SITE = zh_site_of(SITE)
+
+# A query for a term of five chapters, and the page and section it must find first.
+QUERIES = {
+    "步长": ("tensors/", "sizes-strides-and-storage-offset"),
+    "版本计数器": ("autograd/", None),
+    "分发键": ("dispatch/", None),
+    "缓存分配器": ("memory/", None),
+    "图中断": ("compile/", None),
+}
+
+
+@pytest.fixture(scope="module")
+def zh_site_url():
+    problem = stale(ZH_SITE)
+    assert problem is None, problem
+    server = serve(ZH_SITE)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_every_english_page_has_a_translation_with_the_same_blocks_and_sections():
+    english = {page.path: page for page in scan_docs(REPO, EN_CONFIG.docs_dir)}
+    chinese = {page.path: page for page in scan_docs(REPO, ZH_CONFIG.docs_dir)}
+    assert set(chinese) == set(english)
+    for path, page in english.items():
+        ours = chinese[path]
+        assert [(b.id, b.code, b.options) for b in ours.blocks] == [(b.id, b.code, b.options) for b in page.blocks], (
+            path
+        )
+        assert list(section_texts((REPO / "docs-zh" / path).read_text())) == list(
+            section_texts((REPO / "docs" / path).read_text())
+        ), path
+    assert set(ZH_CONFIG.nav) == set(EN_CONFIG.nav), "the two navigations list the same pages"
+    assert list(ZH_CONFIG.nav) == list(EN_CONFIG.nav), "in the same order"
+
+
+def test_no_chinese_section_is_outdated():
+    """Each translated section names the revision of its English section as it is now (`make translations`)."""
+    outdated = outdated_translations(REPO, ZH_CONFIG)
+    assert not outdated, "\n".join(f"docs-zh/{o.page} § {o.section}: {o.reason}" for o in outdated)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("release", sorted(EDITION_SITES))
+def test_every_link_of_each_chinese_edition_resolves(release):
+    root = zh_site_of(EDITION_SITES[release])
+    problem = stale(root)
+    assert problem is None, problem
+    site = Site(root, ZH_CONFIG.site_url)
+    broken = site.crawl()
+    assert site.checked > 1000, f"only {site.checked} links checked: is {root} a whole site?"
+    assert site.notebooks(), f"no notebook in {root}"
+    broken += site.crawl_notebooks(link_base(ZH_CONFIG.site_url, release))
+    assert not broken, report(broken)
+
+
+@pytest.mark.full
+def test_chinese_pages_are_chinese_and_show_the_english_pages_outputs():
+    for page in ("tensors", "autograd", "profiling"):
+        english = (SITE / page / "index.html").read_text()
+        chinese = (ZH_SITE / page / "index.html").read_text()
+        assert '<html lang="zh"' in chinese and '<html lang="en"' in english
+        outputs = [part.split("</code>")[0] for part in english.split('class="language-text handbook-output')[1:]]
+        ours = [part.split("</code>")[0] for part in chinese.split('class="language-text handbook-output')[1:]]
+        assert outputs and ours == outputs, page
+
+
+@pytest.mark.full
+def test_the_language_switch_leads_to_the_same_page_in_the_other_language():
+    english_url, chinese_url = EN_CONFIG.site_url, ZH_CONFIG.site_url
+    for page in ("", "tensors/", "what-changed/", "glossary/"):
+        chinese = (ZH_SITE / page / "index.html").read_text()
+        english = (SITE / page / "index.html").read_text()
+        assert f'href="{english_url}{page}" hreflang="en"' in chinese, page
+        assert f'href="{chinese_url}{page}" hreflang="zh"' in english, page
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("query", sorted(QUERIES))
+def test_chinese_search_ranks_the_right_section_first(browser, zh_site_url, query):
+    page_path, section = QUERIES[query]
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(zh_site_url + "/", wait_until="networkidle")
+    page.locator("input[data-md-component='search-query']").click()
+    page.keyboard.type(query)
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    first = page.locator(".md-search-result__item a").first.get_attribute("href")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with (ARTIFACTS / "zh-search.txt").open("a") as log:
+        log.write(f"{query}\t{first}\n")
+    context.close()
+    assert page_path in first, f"{query!r}: first hit {first}"
+    if section:
+        assert first.endswith(f"#{section}"), f"{query!r}: first hit {first}"
+
+
+@pytest.mark.full
+def test_every_chinese_page_has_no_serious_axe_violation(browser, zh_site_url, axe_script):  # noqa: F811
+    pages = site_pages(ZH_SITE)
+    context = browser.new_context(color_scheme="light", viewport={"width": 1280, "height": 900}, **AXE_CONTEXT)
+    page = context.new_page()
+    found = {}
+    for path in pages:
+        page.goto(f"{zh_site_url}/{path}", wait_until="networkidle")
+        found[path] = run_axe(page, axe_script)["violations"]
+    context.close()
+    (ARTIFACTS / "axe-zh.json").write_text(json.dumps(found, indent=1))
+    problems = blocking_report(found)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.full
+def test_every_chinese_page_loads_offline_under_the_sites_policy(browser, zh_site_url):
+    """Nothing fetched from outside the site, nothing blocked by its Content-Security-Policy."""
+    context = browser.new_context()
+    context.add_init_script(CSP_LISTENER)
+    page = context.new_page()
+    outside = []
+    page.on(
+        "request",
+        lambda request: (
+            urlparse(request.url).netloc not in {urlparse(zh_site_url).netloc, ""}
+            and not request.url.startswith("data:")
+            and outside.append(request.url)
+        ),
+    )
+    blocked = {}
+    for path in site_pages(ZH_SITE):
+        page.goto(f"{zh_site_url}/{path}", wait_until="networkidle")
+        if found := blocked_by_policy(page):
+            blocked[path] = found
+    context.close()
+    assert not outside and not blocked, (outside, blocked)
