@@ -137,8 +137,10 @@ def title_of(text: str | list[str]) -> str | None:
     return heading.title if heading else None
 
 
-# `## 视图 {#views}`: an id given by attr_list (a translation keeps its original's ids this way).
-EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
+# `## 视图 {#views}`: an id given by attr_list (a translation keeps its original's ids this way). An id
+# that starts with `__` escapes it (`{#\_\_init\_\_}`): inline Markdown reads the heading, and with it the
+# attribute list, before attr_list does, and would make `__x__` bold.
+EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w\\-]+)\s*\}\s*$")
 _INLINE_CODE = re.compile(r"`+([^`]*?)`+")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _TAG = re.compile(r"<[^>]+>")
@@ -153,7 +155,7 @@ def heading_id(title: str, taken: set[str] | None = None) -> str:
     """The anchor id Python-Markdown's toc gives a heading: its explicit `{#id}`, else the slug of its
     text (code spans, links and tags reduced to their text); with `taken`, made unique as toc does."""
     if explicit := EXPLICIT_ID.search(title):
-        return explicit["id"]
+        return explicit["id"].replace("\\", "")
     text = html.unescape(_TAG.sub("", _LINK.sub(r"\1", _INLINE_CODE.sub(r"\1", title))))
     slug = slugify(text, "-")
     return unique(slug, taken) if taken is not None else slug
