@@ -16,6 +16,7 @@ from site_links import Site
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
 from handbook.execution.blocks import scan_docs
+from handbook.prebuild import read_config
 from handbook.releases import recorded_releases
 from handbook.versions import NOT_FOUND_PAGE, deploy_command
 
@@ -105,6 +106,21 @@ def test_make_versions_deploys_every_supported_release(tree_copy, supported):
         assert report["torch"].startswith(release)
         assert {block["status"] for block in report["blocks"]} <= {"ok", "cached", "gpu-missing", "gpu-recorded"}
         assert len(report["blocks"]) == blocks, release  # every block of the tree, in each edition
+    # The Chinese edition: every release under zh/, a selector of its own (zh/versions.json), and each
+    # page's language menu leading to the same page of the same edition, a file of the branch.
+    chinese_versions = json.loads(tree_copy.git("show", "gh-pages:zh/versions.json"))
+    assert [(v["version"], v["aliases"]) for v in chinese_versions] == [(v["version"], v["aliases"]) for v in versions]
+    assert "url=latest/" in tree_copy.git("show", "gh-pages:zh/index.html")
+    english_url, chinese_url = read_config(REPO / "mkdocs.yml").site_url, read_config(REPO / "mkdocs.zh.yml").site_url
+    for release in supported:
+        minor = minor_version(release)
+        report = json.loads(tree_copy.git("show", f"gh-pages:zh/{minor}/execution-report.json"))
+        assert report["torch"].startswith(release) and len(report["blocks"]) == blocks, release
+        chinese = tree_copy.git("show", f"gh-pages:zh/{minor}/tensors/index.html")
+        english = tree_copy.git("show", f"gh-pages:{minor}/tensors/index.html")
+        assert f'href="{english_url}{minor}/tensors/" hreflang="en"' in chinese, release
+        assert f'href="{chinese_url}{minor}/tensors/" hreflang="zh"' in english, release
+        tree_copy.git("cat-file", "-e", f"gh-pages:zh/{minor}/notebooks/tensors.ipynb")
 
 
 def test_supported_pythons_are_one_list_in_the_makefile_the_project_and_ci():
