@@ -223,7 +223,7 @@ class Edition:
         """A page's Markdown as the renderer is given it: versioned, quoted, source links resolved; in a
         translation, a notice on each outdated section, linking to the original at `original_url`."""
         markdown = self.quoted(self.versioned(markdown, page), page).markdown
-        markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles)
+        markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles, self.config.language)
         markdown = self.linker.rewrite(markdown, page).markdown
         notices = {
             outdated.section: translations.notice_line(
@@ -272,6 +272,7 @@ class Edition:
             colab_url=colab_url,
             other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
             figure_urls=figure_urls or {},
+            language=self.config.language,
         )
 
     def render_inputs(self) -> dict[str, str]:
@@ -326,7 +327,7 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     config = read_config(config_file or root / CONFIG_FILE)
     check_cache_root(cache_root(root))
     pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
-    linker = SourceLinker(SourceTree(root))
+    linker = SourceLinker(SourceTree(root), config.language)
     shown = scan_docs(root, config.docs_dir)
     pages = scan_docs(root, config.blocks_dir) if config.translates else shown
     empty = SiteRun(pipeline.page_environment(root), pages)
@@ -338,7 +339,9 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     record = Record(root)
     # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.
     stored = record.read() if reuse and not switches.off(switches.CACHE) else None
-    site = pipeline.execute(root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages)
+    site = pipeline.execute(
+        root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages
+    )
     from_record = stored is not None and not site.executed_pages
     if from_record:  # every page as the execute step ran it, checked again now
         site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
@@ -407,7 +410,9 @@ def outdated_translations(root: Path, config: SiteConfig) -> list[translations.O
     """Every section of the translation `config` builds that does not translate its original as it is now;
     a page of the original with no translation is listed as its section `top`."""
     found = []
-    originals = sorted(p.relative_to(root / config.blocks_dir).as_posix() for p in (root / config.blocks_dir).rglob("*.md"))
+    originals = sorted(
+        p.relative_to(root / config.blocks_dir).as_posix() for p in (root / config.blocks_dir).rglob("*.md")
+    )
     for page in originals:
         original = read_text(root / config.blocks_dir / page, f"{config.blocks_dir}/{page}")
         translated_file = root / config.docs_dir / page
@@ -485,6 +490,7 @@ def _write_notebooks(edition: Edition) -> None:
             edition.site.environment.torch,
             lambda text, p=page_path: edition.notebook_prose(text, p),
             figures,
+            edition.config.language,
         )
         notebooks.write(notebook, path)
         _notebooks_written[path] = inputs

@@ -26,6 +26,7 @@ from markdown.extensions.toc import slugify, unique
 
 from handbook.execution.blocks import Block
 from handbook.markdown_structure import headings, sections
+from handbook.messages import Words
 
 TOP = "top"  # the section above the first `##` heading: the title and the introduction
 MARK = re.compile(r"^<!-- translates (?P<revision>[0-9a-f]{12}) -->$")
@@ -33,15 +34,6 @@ EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
 INLINE_CODE = re.compile(r"`+([^`]*?)`+")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 TAG = re.compile(r"<[^>]+>")
-
-# The notice an outdated section shows, by the translation's language: its title, and a line
-# with the date the original changed and a link to it.
-NOTICES = {
-    "zh": (
-        "本节译文已过时",
-        "英文原文的这一节于 {date} 修改，这里的译文还没有跟上。[阅读英文原文]({url})",
-    ),
-}
 
 
 def heading_id(title: str, taken: set[str] | None = None) -> str:
@@ -58,9 +50,7 @@ def section_texts(markdown: str) -> dict[str, tuple[int, str]]:
     lines = markdown.splitlines()
     found = sections(lines)
     starts = [section.heading.line for section in found]
-    taken: set[str] = {
-        heading_id(h.title) for h in headings(lines) if h.level > 1 and EXPLICIT_ID.search(h.title)
-    }
+    taken: set[str] = {heading_id(h.title) for h in headings(lines) if h.level > 1 and EXPLICIT_ID.search(h.title)}
     texts = {TOP: (-1, _text(lines[: starts[0] if starts else len(lines)]))}
     for section in found:
         texts[heading_id(section.heading.title, taken)] = (
@@ -151,7 +141,7 @@ def with_notices(translated: str, notices: dict[str, str], language: str) -> str
     line, already formatted); lines are kept in place, the notice joins its heading's line."""
     if not notices:
         return translated
-    title, _ = NOTICES[language]
+    title = Words(language)("This section's translation is outdated")
     lines = translated.splitlines()
     heading_lines = {section: line for section, (line, _) in section_texts(translated).items()}
     top_line = next((h.line for h in headings(lines) if h.level == 1), None)
@@ -164,7 +154,13 @@ def with_notices(translated: str, notices: dict[str, str], language: str) -> str
 
 
 def notice_line(language: str, date: str, url: str) -> str:
-    return NOTICES[language][1].format(date=date, url=url)
+    """The notice's line in the translation's language: the date the original changed, and a link to it."""
+    return Words(language)(
+        "The English original of this section changed on {date}; this translation has not caught up yet. "
+        "[Read the English original]({url})",
+        date=date,
+        url=url,
+    )
 
 
 def block_differences(where: str, original: list[Block], translated: list[Block]) -> list[str]:
