@@ -16,10 +16,12 @@ that text cannot close.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
 from markdown.blockprocessors import HashHeaderProcessor
+from markdown.extensions.toc import slugify, unique
 
 OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<attrs>.*)$")
 
@@ -101,6 +103,28 @@ class Heading:
     line: int  # 0-based index of the heading's line
     level: int  # 1 for `#`, up to 6
     title: str  # as written, closing `#`s and surrounding space dropped
+
+
+# A heading's explicit id, in attr_list's syntax at its end (`## 视图 {#views}`: a translation keeps
+# its original's ids), and what the toc's slug of a title leaves out.
+EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
+INLINE_CODE = re.compile(r"`+([^`]*?)`+")
+LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+TAG = re.compile(r"<[^>]+>")
+
+
+def heading_id(title: str, taken: set[str] | None = None) -> str:
+    """The anchor id Python-Markdown's toc gives a heading: an explicit `{#id}`, else its slug."""
+    if explicit := EXPLICIT_ID.search(title):
+        return explicit["id"]
+    text = html.unescape(TAG.sub("", LINK.sub(r"\1", INLINE_CODE.sub(r"\1", title))))
+    slug = slugify(text, "-")
+    return unique(slug, taken) if taken is not None else slug
+
+
+def shown_title(title: str) -> str:
+    """A heading's title as its page shows it: without its explicit id."""
+    return EXPLICIT_ID.sub("", title)
 
 
 def _heading(line: str, index: int) -> Heading | None:

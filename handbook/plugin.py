@@ -130,8 +130,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return files
 
     def on_nav(self, nav, *, config, files):
+        # The pages as this build shows them: a translation's sections are its own (What changed names them).
         order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
-        pages = self.edition.site.pages if self.edition else []
+        pages = [self.edition.shown_page(page.path) for page in self.edition.site.pages] if self.edition else []
         self.pages_in_reading_order = sorted(pages, key=lambda p: order.get(p.path, len(order)))
         return nav
 

@@ -15,34 +15,18 @@ translator has brought a page up to date.
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from markdown.extensions.toc import slugify, unique
-
 from handbook.execution.blocks import Block
-from handbook.markdown_structure import headings, sections
+from handbook.markdown_structure import EXPLICIT_ID, heading_id, headings, sections
 from handbook.messages import Words
 
 TOP = "top"  # the section above the first `##` heading: the title and the introduction
 MARK = re.compile(r"^<!-- translates (?P<revision>[0-9a-f]{12}) -->$")
-EXPLICIT_ID = re.compile(r"\s*\{:?\s*#(?P<id>[\w-]+)\s*\}\s*$")
-INLINE_CODE = re.compile(r"`+([^`]*?)`+")
-LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-TAG = re.compile(r"<[^>]+>")
-
-
-def heading_id(title: str, taken: set[str] | None = None) -> str:
-    """The anchor id Python-Markdown's toc gives a heading: an explicit `{#id}`, else its slug."""
-    if explicit := EXPLICIT_ID.search(title):
-        return explicit["id"]
-    text = html.unescape(TAG.sub("", LINK.sub(r"\1", INLINE_CODE.sub(r"\1", title))))
-    slug = slugify(text, "-")
-    return unique(slug, taken) if taken is not None else slug
 
 
 def section_texts(markdown: str) -> dict[str, tuple[int, str]]:

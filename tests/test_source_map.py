@@ -36,3 +36,13 @@ def test_in_chinese_the_page_and_its_table_are_chinese():
         "| 源码 | 行 | 引用位置 |" in page
         and "| [`c10/core/TensorImpl.h`](https://x) | 整个文件 | [张量](t.md) |" in page
     )
+
+
+def test_a_translated_section_is_linked_by_its_explicit_id_and_shown_without_it():
+    from handbook.sources.links import Citation, Resolved
+    from handbook.sources.source_map import render
+
+    resolved = Resolved("c10/core/TensorImpl.h", "c10/core/TensorImpl.h", "", None, None, "https://x")
+    sections = ["连续性与 `contiguous()` {#contiguity-and-contiguous}", "视图 {#views}"]
+    page = render([Citation(resolved, "t.md", section) for section in sections], {"t.md": "张量"}, "v2.15.0", "zh")
+    assert "| [视图](t.md#views), [连续性与 `contiguous()`](t.md#contiguity-and-contiguous) |" in page

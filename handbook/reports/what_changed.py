@@ -17,7 +17,7 @@ from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings, unified_diff
-from handbook.markdown_structure import fenced
+from handbook.markdown_structure import fenced, shown_title
 from handbook.messages import Words
 from handbook.releases import previous_release
 
@@ -107,7 +107,7 @@ def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str,
                 # In bold, not a heading: the table of contents lists the releases and the pages,
                 # and would otherwise repeat every changed section of the site once per release pair.
                 section = block.section
-                lines += [f"**{section or words('Introduction')}**", ""]
+                lines += [f"**{shown_title(section) if section else words('Introduction')}**", ""]
             name = (page.path, after_recordings.path(block).name)
             lines += _block_entry(block, old, new, before[name], after[name], words)
     lines += _anchors_table(before_recordings.anchors(), after_recordings.anchors(), old, new, words)

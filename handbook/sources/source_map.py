@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from markdown.extensions.toc import slugify
-
 from handbook import markdown_structure
 from handbook.messages import Words
 from handbook.sources.links import Citation
@@ -42,9 +40,10 @@ def render(citations: list[Citation], titles: dict[str, str], tag: str, language
             shown = f"`{path}`" + (f" · `{symbol}`" if symbol else "")
             span = f"{resolved.first}-{resolved.last}" if resolved.first else words("file")
             sections = sorted({c.section for c in cited if c.section})
-            where = (
-                ", ".join(f"[{s}]({page}#{slugify(s, '-')})" for s in sections) or f"[{titles.get(page, page)}]({page})"
+            where = ", ".join(
+                f"[{markdown_structure.shown_title(s)}]({page}#{markdown_structure.heading_id(s)})" for s in sections
             )
+            where = where or f"[{titles.get(page, page)}]({page})"
             lines.append(f"| [{shown}]({resolved.url}) | {span} | {where} |")
         lines.append("")
     return "\n".join(lines)
