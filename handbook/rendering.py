@@ -276,22 +276,7 @@ def measured_note(result: BlockResult, language: str = "en") -> str:
     if not count:
         return ""
     if not result.status.ran:
-        if count == 1:
-            return _note(
-                words(
-                    "The value marked (measured; claim: …): shown as recorded, not measured in this build; "
-                    "the build checks it against its claim, not against the recorded value."
-                ),
-                "measured",
-            )
-        return _note(
-            words(
-                "The {count} values marked (measured; claim: …): shown as recorded, not measured in this build; "
-                "the build checks each against its claim, not against the recorded value.",
-                count=count,
-            ),
-            "measured",
-        )
+        return _note(_values_as_recorded(words, count), "measured")
     if result.status == Status.OK:
         when = words("in this build")
     else:
@@ -313,6 +298,20 @@ def measured_note(result: BlockResult, language: str = "en") -> str:
             where=where,
         )
     return _note(measured, "measured")
+
+
+def _values_as_recorded(words: Words, count: int) -> str:
+    """What the note under a block that measures says when nothing ran: its values are the recording's."""
+    if count == 1:
+        return words(
+            "The value marked (measured; claim: …): shown as recorded, not measured in this build; "
+            "the build checks it against its claim, not against the recorded value."
+        )
+    return words(
+        "The {count} values marked (measured; claim: …): shown as recorded, not measured in this build; "
+        "the build checks each against its claim, not against the recorded value.",
+        count=count,
+    )
 
 
 def _prediction_note(target: BlockResult, words: Words) -> str:
