@@ -40,7 +40,6 @@ from handbook.versions import (
     tool_environment,
 )
 
-
 LANGUAGE_CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")  # the site's languages, one build each: English first
 
 
@@ -102,7 +101,9 @@ def language_prefix(config_file: Path) -> str:
 def translations(args: argparse.Namespace) -> int:
     config = read_config(args.root / args.config)
     if not config.translates:
-        print(f"error: {args.config} builds no translation (its handbook plugin names no `translates`)", file=sys.stderr)
+        print(
+            f"error: {args.config} builds no translation (its handbook plugin names no `translates`)", file=sys.stderr
+        )
         return 1
     for page in args.mark or []:
         original = read_text(args.root / config.translates / page, f"{config.translates}/{page}")

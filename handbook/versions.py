@@ -36,7 +36,18 @@ def deploy_command(
     aliases = [LATEST] if carries_latest(root, release) else []
     mike = str(Path(sys.executable).parent / "mike")
     where = ["--config-file", config, *(["--deploy-prefix", prefix] if prefix else [])]
-    return [mike, "deploy", "--branch", branch, *where, "--update-aliases", "--title", f"torch {version}", version, *aliases]
+    return [
+        mike,
+        "deploy",
+        "--branch",
+        branch,
+        *where,
+        "--update-aliases",
+        "--title",
+        f"torch {version}",
+        version,
+        *aliases,
+    ]
 
 
 def tool_environment() -> dict[str, str]:

@@ -68,12 +68,19 @@ def test_a_marked_translation_is_up_to_date_until_its_original_section_changes()
     assert marked(ORIGINAL, page) == page  # marking again changes nothing
     edited = ORIGINAL.replace("A view shares memory.", "A view shares its base's memory.")
     [outdated] = outdated_sections("t.md", edited, page)
-    assert (outdated.section, outdated.current) == ("views-and-copies", translations.revision(section_texts(edited)["views-and-copies"][1]))
+    assert (outdated.section, outdated.current) == (
+        "views-and-copies",
+        translations.revision(section_texts(edited)["views-and-copies"][1]),
+    )
     assert "the original changed" in outdated.reason
 
 
 def test_unmarked_missing_and_extra_sections_are_outdated():
-    assert {o.section for o in outdated_sections("t.md", ORIGINAL, TRANSLATED)} == {TOP, "views-and-copies", "the-strides"}
+    assert {o.section for o in outdated_sections("t.md", ORIGINAL, TRANSLATED)} == {
+        TOP,
+        "views-and-copies",
+        "the-strides",
+    }
     page = marked(ORIGINAL, TRANSLATED)
     fewer = page.split("## 步长")[0]
     assert [o.section for o in outdated_sections("t.md", ORIGINAL, fewer)] == ["the-strides"]
@@ -84,7 +91,9 @@ def test_unmarked_missing_and_extra_sections_are_outdated():
 
 def test_an_outdated_sections_notice_sits_under_its_heading_and_links_to_the_original():
     page = marked(ORIGINAL, TRANSLATED)
-    shown = with_notices(page, {"views-and-copies": translations.notice_line("zh", "2026-12-06", "https://x/t/#v")}, "zh")
+    shown = with_notices(
+        page, {"views-and-copies": translations.notice_line("zh", "2026-12-06", "https://x/t/#v")}, "zh"
+    )
     after = shown.split("## 视图与副本 {#views-and-copies}")[1]
     assert after.lstrip().startswith('!!! warning "本节译文已过时"')
     assert "2026-12-06" in after.split("## 步长")[0] and "(https://x/t/#v)" in after
@@ -118,13 +127,18 @@ def test_the_date_an_original_changed_comes_from_its_history(project):
     env_date = {"GIT_COMMITTER_DATE": "2026-03-04T00:00:00"}
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two"],
-        cwd=root, check=True, capture_output=True, env={**__import__("os").environ, **env_date},
+        cwd=root,
+        check=True,
+        capture_output=True,
+        env={**__import__("os").environ, **env_date},
     )
     assert translations.changed_on(root, "docs/t.md", "views-and-copies", before) == "2026-03-04"
     project.write("docs/t.md", ORIGINAL.replace("shares memory", "shares no memory"))  # not committed: today
     from datetime import UTC, datetime
 
-    assert translations.changed_on(root, "docs/t.md", "views-and-copies", before) == datetime.now(UTC).date().isoformat()
+    assert (
+        translations.changed_on(root, "docs/t.md", "views-and-copies", before) == datetime.now(UTC).date().isoformat()
+    )
 
 
 ZH_CONFIG = """
@@ -148,13 +162,25 @@ def translated_project(project):
     project.write("docs/index.md", "# Home\n\nWelcome.\n")
     project.write("docs-zh/index.md", marked("# Home\n\nWelcome.\n", "# 首页\n\n欢迎。\n"))
     project.write("snippets/t.py", 'print("from the original")\n')
-    page = ORIGINAL.replace("print(1)", '--8<-- "snippets/t.py"').replace(
-        "## Strides {#the-strides}", "## Strides {#the-strides}\n\nSee [`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl)."
-    ).replace("A view shares memory.", "A view shares memory ([`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl)).")
+    page = (
+        ORIGINAL.replace("print(1)", '--8<-- "snippets/t.py"')
+        .replace(
+            "## Strides {#the-strides}",
+            "## Strides {#the-strides}\n\nSee [`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl).",
+        )
+        .replace(
+            "A view shares memory.", "A view shares memory ([`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl))."
+        )
+    )
     project.write("docs/t.md", page)
-    zh = TRANSLATED.replace("print(1)", '--8<-- "snippets/t.py"').replace(
-        "## 步长 {#the-strides}", "## 步长 {#the-strides}\n\n见 [`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl)。"
-    ).replace("视图共享内存。", "视图共享内存（[`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl)）。")
+    zh = (
+        TRANSLATED.replace("print(1)", '--8<-- "snippets/t.py"')
+        .replace(
+            "## 步长 {#the-strides}",
+            "## 步长 {#the-strides}\n\n见 [`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl)。",
+        )
+        .replace("视图共享内存。", "视图共享内存（[`TensorImpl`](pytorch:c10/core/TensorImpl.h#TensorImpl)）。")
+    )
     project.write("docs-zh/t.md", marked(page, zh))
     project.write("mkdocs.zh.yml", ZH_CONFIG)
     recorded = project.goldens()
@@ -209,7 +235,9 @@ def test_an_english_edit_marks_the_chinese_section_outdated(translated_project):
     assert "本节译文已过时" in section and "#views-and-copies" in section
     listed = project.run("-m", "handbook", "translations", "--config", "mkdocs.zh.yml", "--check")
     assert listed.returncode == 1 and "docs-zh/t.md § views-and-copies: the original changed" in listed.stdout
-    marked_again = project.run("-m", "handbook", "translations", "--config", "mkdocs.zh.yml", "--mark", "t.md", "--check")
+    marked_again = project.run(
+        "-m", "handbook", "translations", "--config", "mkdocs.zh.yml", "--mark", "t.md", "--check"
+    )
     assert marked_again.returncode == 0 and "0 outdated section(s)" in marked_again.stdout
 
 
