@@ -11,7 +11,8 @@
 
 Below both halves: `environment` (the installed torch, the cache root), `releases` (the
 recorded releases, in order), `switches` (every environment switch, named once),
-`markdown_structure` (a page's fences, prose lines, headings and title), `versioned_prose`
+`markdown_structure` (a page's fences, prose lines, headings and title), `messages` (the
+build's own words in each site language, one catalog), `versioned_prose`
 (which text an edition shows), `tree_files` (the repository's files, read inside it and
 through no link, written whole) and `errors` (bad input and failed tools, reported
 without a traceback). The halves import only from

@@ -18,6 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from handbook import switches
 from handbook.errors import InputError
+from handbook.messages import Words
 
 # The Pythons an edition holds for. Every recording is made with the first; where another
 # prints differently, its output is recorded beside (`handbook.execution.recordings`), and
@@ -126,8 +127,15 @@ class Machine:
     capability: str  # the CPU capability ATen dispatches to: AVX512, AVX2, DEFAULT, SVE256
     threads: int  # intra-op threads
 
-    def describe(self) -> str:
-        return f"{self.cpu} ({self.arch}, ATen CPU capability {self.capability}, {self.threads} intra-op thread(s))"
+    def describe(self, language: str = "en") -> str:
+        """The machine in one line of the site's language: its CPU, architecture, capability and threads."""
+        return Words(language)(
+            "{cpu} ({arch}, ATen CPU capability {capability}, {threads} intra-op thread(s))",
+            cpu=self.cpu,
+            arch=self.arch,
+            capability=self.capability,
+            threads=self.threads,
+        )
 
 
 @dataclass(frozen=True)

@@ -146,8 +146,8 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _TAG = re.compile(r"<[^>]+>")
 
 
-def heading_text(title: str) -> str:
-    """A heading's title as a reader sees it: without the attribute list that gives it an id."""
+def shown_title(title: str) -> str:
+    """A heading's title as its page shows it: without the attribute list that gives it an id."""
     return EXPLICIT_ID.sub("", title)
 
 

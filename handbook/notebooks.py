@@ -25,13 +25,14 @@ from handbook.environment import minor_version, release_of
 from handbook.execution.blocks import Page
 from handbook.execution.page_state import PAGE_STATE
 from handbook.markdown_structure import fences, prose_lines, title_heading
+from handbook.messages import Words, translatable
 from handbook.tree_files import write_if_changed
 
 DIRECTORY = "notebooks"
 INSTALL_TAG = "install"  # the cell a test run of the notebook leaves out
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 COLAB = "https://colab.research.google.com/github"
-GPU_CELL_NOTE = "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type)."
+GPU_CELL_NOTE = translatable("# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type).")
 
 
 def notebook_path(page: str) -> str:
@@ -45,11 +46,16 @@ def install_command(torch_version: str) -> str:
     return command + f" --index-url {CPU_INDEX}" if torch_version.endswith("+cpu") else command
 
 
-def _install_cells(torch_version: str) -> list:
+def _install_cells(torch_version: str, words: Words) -> list:
+    """The notebook's first cells: the pinned install (its comment in the site's language), and the
+    check that the running torch is the one recorded (code, whose message stays in English)."""
     release = release_of(torch_version)
+    comment = words(
+        "# The outputs below were recorded with torch {torch}. Install it, then restart the kernel.",
+        torch=torch_version,
+    )
     install = new_code_cell(
-        f"# The outputs below were recorded with torch {torch_version}. Install it, then restart the kernel.\n"
-        f"%pip install --quiet {install_command(torch_version).removeprefix('pip install ')}"
+        f"{comment}\n%pip install --quiet {install_command(torch_version).removeprefix('pip install ')}"
     )
     install.metadata["tags"] = [INSTALL_TAG]
     check = new_code_cell(
@@ -72,21 +78,23 @@ def chapter_notebook(
     torch_version: str,
     prose: Callable[[str], str],
     figures: dict[str, str] | None = None,
+    language: str = "en",
 ) -> nbformat.NotebookNode:
     """`markdown` is the page as this edition shows it, line for line (blocks are found by line);
     `outputs` maps block id to its output, `figures` to its figure's SVG; `prose` rewrites text
-    cells (source links, say)."""
+    cells (source links, say). The comments the build adds to code are in the site's `language`."""
     figures = figures or {}
+    words = Words(language)
     lines = markdown.splitlines()
     closing = {fence.first: fence.last for fence in fences(lines)}
-    cells = [*_install_cells(torch_version), new_code_cell(PAGE_STATE)]
+    cells = [*_install_cells(torch_version, words), new_code_cell(PAGE_STATE)]
     start = 0
     for block in page.blocks:
         first = block.page_line - 1
         text = "\n".join(lines[start:first]).strip()
         if text:
             cells.append(new_markdown_cell(prose(text)))
-        cell = new_code_cell(block.code if block.device != "cuda" else f"{GPU_CELL_NOTE}\n{block.code}")
+        cell = new_code_cell(block.code if block.device != "cuda" else f"{words(GPU_CELL_NOTE)}\n{block.code}")
         if outputs.get(block.id):
             cell.outputs = [new_output("stream", name="stdout", text=outputs[block.id] + "\n")]
         if figures.get(block.id):  # shown as Jupyter shows a figure; its alt text for readers who cannot see it
@@ -190,12 +198,14 @@ def with_site_links(markdown: str, page: str, base: str) -> str:
     return "\n".join(shown) + ("\n" if markdown.endswith("\n") else "")
 
 
-def with_notebook_links(markdown: str, notebook_url: str, colab: str | None) -> str:
-    """Under the page's title: the chapter's notebook to download, and to open in Colab.
-    `notebook_url` is the notebook file's address relative to the page."""
-    links = [f'<a class="handbook-notebook" href="{html.escape(notebook_url)}" download>Download notebook</a>']
+def with_notebook_links(markdown: str, notebook_url: str, colab: str | None, language: str = "en") -> str:
+    """Under the page's title: the chapter's notebook to download, and to open in Colab, in the
+    site's `language`. `notebook_url` is the notebook file's address relative to the page."""
+    words = Words(language)
+    download = html.escape(words("Download notebook"))
+    links = [f'<a class="handbook-notebook" href="{html.escape(notebook_url)}" download>{download}</a>']
     if colab:
-        links.append(f'<a class="handbook-colab" href="{html.escape(colab)}">Open in Colab</a>')
+        links.append(f'<a class="handbook-colab" href="{html.escape(colab)}">{html.escape(words("Open in Colab"))}</a>')
     # Raw HTML, for the `download` attribute; the file is one of MkDocs' Files (the plugin adds it),
     # and the link crawler of the built site (tests/test_links.py) checks the address.
     block = '<p class="handbook-notebook-links">' + " · ".join(links) + "</p>"

@@ -23,6 +23,7 @@ from handbook import languages, notebooks, page_meta, page_weight, rebuilds
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
+from handbook.messages import Words
 from handbook.prebuild import Edition, prepare
 from handbook.rendering import PageRenderer, figure_path
 from handbook.reports import site_report, what_changed
@@ -88,20 +89,17 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                 "touched was cached, and the rebuild your edit starts runs them again:\n"
                 + "\n".join(edition.site.tree_changed)
             )
-        provenance = site_report.Provenance.of(edition.site)
-        config.extra["handbook"] = edition.site.environment.as_dict()
-        config.extra["handbook"]["date"] = datetime.now(UTC).date().isoformat()
-        config.extra["handbook"]["lead"] = provenance.lead()
+        config.extra["handbook"] = header_values(edition, datetime.now(UTC).date().isoformat())
         if edition.problems:
             message = "\n\n".join(edition.problems)
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
-        tag = edition.linker.tree.identity.tag
-        files.append(
-            File.generated(config, source_map.PAGE, content=source_map.render(edition.citations, edition.titles, tag))
-        )
-        files.append(File.generated(config, site_report.PAGE, content=site_report.render(edition.site, edition.titles)))
+        tag, language = edition.linker.tree.identity.tag, edition.config.language
+        source_map_page = source_map.render(edition.citations, edition.titles, tag, language)
+        files.append(File.generated(config, source_map.PAGE, content=source_map_page))
+        site_report_page = site_report.render(edition.site, edition.titles, language)
+        files.append(File.generated(config, site_report.PAGE, content=site_report_page))
         for page in edition.chapters:  # each chapter's notebook, a file of the site (README, "Notebooks")
             files.append(
                 File(
@@ -132,8 +130,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return files
 
     def on_nav(self, nav, *, config, files):
+        # The pages as this build shows them: a translation's sections are its own (What changed names them).
         order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
-        pages = self.edition.site.pages if self.edition else []
+        pages = [self.edition.shown_page(page.path) for page in self.edition.site.pages] if self.edition else []
         self.pages_in_reading_order = sorted(pages, key=lambda p: order.get(p.path, len(order)))
         return nav
 
@@ -170,7 +169,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if src in edition.chapters:
             notebook = files.get_file_from_path(notebooks.notebook_path(src))
-            markdown = notebooks.with_notebook_links(markdown, notebook.url_relative_to(page.file), colab)
+            notebook_url = notebook.url_relative_to(page.file)
+            markdown = notebooks.with_notebook_links(markdown, notebook_url, colab, edition.config.language)
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -204,7 +204,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_page_context(self, context, *, page, config, nav):
         context["handbook_alternates"] = self.alternates(config, page)
         if not page.file.generated_by:
-            page.meta["last_changed"] = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
+            page.meta["last_changed"] = date = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
+            if date:
+                words = Words(self.edition.config.language)
+                context["handbook_last_changed"] = words("Page last changed on {date}.", date=date)
         return context
 
     @event_priority(100)  # before the search plugin writes its index
@@ -214,6 +217,28 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if not self.edition:
             return
         write_report(self.edition.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
+
+
+def header_values(edition: Edition, date: str) -> dict:
+    """What overrides/main.html shows on every page (`config.extra.handbook`): the environment the
+    examples ran in, the banner's lead (`site_report.Provenance`), and the template's words in the
+    site's language (templates cannot import `handbook.messages`)."""
+    environment, language = edition.site.environment, edition.config.language
+    words = Words(language)
+    values = environment.as_dict() | {"date": date, "lead": site_report.Provenance.of(edition.site).lead(language)}
+    values["words"] = {
+        "environment": words(
+            ", Python {python}, on {device}, on {date}.",
+            python=environment.python,
+            device=environment.device,
+            date=date,
+        ),
+        "how_built": words("How this site is built"),
+        "outdated": words("This version of the handbook was executed against an older torch."),
+        "latest": words("Read the latest version."),
+        "annotation": words("Annotation"),
+    }
+    return values
 
 
 def translation_assets(original_dir: Path, files) -> list[str]:

@@ -225,7 +225,7 @@ class Edition:
         """A page's Markdown as the renderer is given it: versioned, quoted, source links resolved; in a
         translation, a notice on each outdated section, linking to the original at `original_url`."""
         markdown = self.quoted(self.versioned(markdown, page), page).markdown
-        markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles)
+        markdown = what_changed.what_changed_page(markdown, self.root, reading_order, self.titles, self.config.language)
         markdown = self.linker.rewrite(markdown, page).markdown
         notices = {
             outdated.section: translations.notice_line(
@@ -274,6 +274,7 @@ class Edition:
             colab_url=colab_url,
             other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
             figure_urls=figure_urls or {},
+            language=self.config.language,
         )
 
     def render_inputs(self) -> dict[str, str]:
@@ -329,7 +330,7 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     config = read_config(config_file or root / CONFIG_FILE)
     check_cache_root(cache_root(root))
     pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
-    linker = SourceLinker(SourceTree(root))
+    linker = SourceLinker(SourceTree(root), config.language)
     shown = scan_docs(root, config.docs_dir)
     pages = scan_docs(root, config.blocks_dir) if config.translates else shown
     empty = SiteRun(pipeline.page_environment(root), pages)
@@ -492,6 +493,7 @@ def _write_notebooks(edition: Edition) -> None:
             edition.site.environment.torch,
             lambda text, p=page_path: edition.notebook_prose(text, p),
             figures,
+            edition.config.language,
         )
         notebooks.write(notebook, path)
         _notebooks_written[path] = inputs

@@ -29,6 +29,7 @@ from handbook.execution.measurements import measurements
 from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.markdown_structure import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
+from handbook.messages import Words
 
 MAX_LINES = 80
 MAX_CHARS = 10_000
@@ -65,7 +66,12 @@ class PageRenderer:
     commit: str | None = None
     uncommitted: frozenset[str] = frozenset()  # repository paths that differ from `commit`
     figure_urls: dict[str, str] = field(default_factory=dict)  # block id -> its figure file, relative to the page
+    language: str = "en"  # the site's: the notes' words are in it
     taken: set[int] = field(default_factory=set)
+
+    @property
+    def words(self) -> Words:
+        return Words(self.language)
 
     def take(self, code: str) -> BlockResult:
         wanted = code.strip("\n")
@@ -103,34 +109,37 @@ class PageRenderer:
 
     def output_markdown(self, result: BlockResult, language: str) -> str:
         """What goes under a block: its output, cut if long, and the notes that say where it came from."""
+        words = self.words
         if not result.passed and self.show_failures:
-            return "\n\n".join(
-                [_code_block("text", failure_message(result), "This block failed"), self.origin_note(result)]
-            )
-        text, left_out = cut(result.output) if result.status != Status.GPU_MISSING else ("", "")
+            failed = _code_block("text", failure_message(result), words("This block failed"))
+            return "\n\n".join([failed, self.origin_note(result)])
+        text, left_out = cut(result.output, self.language) if result.status != Status.GPU_MISSING else ("", "")
         parts = []
         if text:
-            parts.append(_output_block(language, text))
+            parts.append(_output_block(language, text, words))
         if result.figure and (url := self.figure_urls.get(result.block.id)):
             parts.append(figure_html(url, result.block.alt))
         parts.append(self.origin_note(result))
-        if note := measured_note(result):
+        if note := measured_note(result, self.language):
             parts.append(note)
         if result.predicted is not None:
-            parts.append(_prediction_note(result.predicted))
+            parts.append(_prediction_note(result.predicted, words))
         if left_out:
-            parts.append(_note(f"{left_out}; the whole output is in {result.recording}.", "cut"))
+            whole = words(
+                "{left_out}; the whole output is in {recording}.", left_out=left_out, recording=result.recording
+            )
+            parts.append(_note(whole, "cut"))
         if result.status in {Status.UNRECORDED, Status.DRIFT}:
-            parts.append(_note(f"Not matching a recording ({result.status}); `make goldens` records it.", "warning"))
+            unmatched = words("Not matching a recording ({status}); `make goldens` records it.", status=result.status)
+            parts.append(_note(unmatched, "warning"))
         by_output: dict[str, list[str]] = {}
         for python, output in self.other_pythons.get(result.block.index, {}).items():
             by_output.setdefault(output, []).append(python)
-        parts += [other_python_note(pythons, output) for output, pythons in by_output.items()]
+        parts += [other_python_note(pythons, output, self.language) for output, pythons in by_output.items()]
         if result.block.index in self.changed:
             version, url = self.changed[result.block.index]
-            parts.append(
-                f'<p class="handbook-changed"><a href="{html.escape(url)}">Output changed in torch {version}</a></p>'
-            )
+            changed = html.escape(words("Output changed in torch {version}", version=version))
+            parts.append(f'<p class="handbook-changed"><a href="{html.escape(url)}">{changed}</a></p>')
         return "\n\n".join(parts)
 
     def origin_url(self, block: Block) -> str | None:
@@ -143,21 +152,22 @@ class PageRenderer:
         """One short line under a block: its `file:line` (linked where it can be) and how its output
         got onto the page: run in this build, reused from the execution cache, or shown from a
         recording; for a GPU-only block, the GPU its output was recorded on (the only GPU note)."""
+        words = self.words
         place = f"<code>{_inline(result.block.origin)}</code>"
         if url := self.origin_url(result.block):
-            place = f'<a href="{html.escape(url)}" title="This block in the handbook&#39;s repository">{place}</a>'
+            title = _attribute(words("This block in the handbook's repository"))
+            place = f'<a href="{html.escape(url)}" title="{title}">{place}</a>'
         kind, run_it = "handbook-origin", ""
         if result.status in {Status.GPU_RECORDED, Status.GPU_MISSING}:
             kind += " .handbook-gpu"
             if self.colab_url:
-                run_it = (
-                    f' To run it on a GPU yourself, <a href="{html.escape(self.colab_url)}">open this chapter in '
-                    "Colab</a> and choose a GPU runtime."
-                )
+                link = f'<a href="{html.escape(self.colab_url)}">{html.escape(words("open this chapter in Colab"))}</a>'
+                run_it = words(" To run it on a GPU yourself, {link} and choose a GPU runtime.", link=link)
         # A Markdown paragraph with its class in an attribute list, not a <p> of raw HTML: inside
         # tabs (`source="tabbed-left"`) markdown-exec indents the output, and indented raw HTML
         # would land inside a paragraph of its own.
-        return f"{place}: {_inline(how_shown(result))}{run_it}\n{{: .{kind} }}"
+        shown = words("{place}: {how}", place=place, how=_inline(how_shown(result, self.language)))
+        return f"{shown}{run_it}\n{{: .{kind} }}"
 
 
 def figure_path(page: str, block_id: str) -> str:
@@ -174,23 +184,27 @@ def figure_html(url: str, alt: str) -> str:
     )
 
 
-def how_shown(result: BlockResult) -> str:
-    """How a block's output got onto the page, in a few words."""
-    status = result.status
+def how_shown(result: BlockResult, language: str = "en") -> str:
+    """How a block's output got onto the page, in a few words of the site's language."""
+    words, status = Words(language), result.status
     if status == Status.GPU_RECORDED and (gpu := result.gpu):
-        return (
-            f"GPU-only block, not run in this build. Output recorded on {gpu.device} with torch {gpu.torch} "
-            f"on {gpu.date}."
+        return words(
+            "GPU-only block, not run in this build. Output recorded on {device} with torch {torch} on {date}.",
+            device=gpu.device,
+            torch=gpu.torch,
+            date=gpu.date,
         )
     if status == Status.GPU_MISSING:
-        return "GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet."
+        return words(
+            "GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet."
+        )
     if status == Status.RECORDED:
-        return "not run in this build; shown from its recording (a render-only preview)."
+        return words("not run in this build; shown from its recording (a render-only preview).")
     if not status.passes and status not in {Status.DRIFT, Status.UNRECORDED}:
-        return f"{status.meaning}."
+        return words("{meaning}.", meaning=words(status.meaning))
     if status == Status.CACHED or result.from_cache:
-        return "ran in an earlier build; its run was reused from the execution cache."
-    return "ran in this build."
+        return words("ran in an earlier build; its run was reused from the execution cache.")
+    return words("ran in this build.")
 
 
 def _refuse_unwritable(result: BlockResult, code: str, language: str, options: dict) -> None:
@@ -222,11 +236,11 @@ def _code_block(language: str, text: str, title: str) -> str:
     return fenced(text, f'{language} title="{title}"')
 
 
-def _output_block(language: str, text: str) -> str:
+def _output_block(language: str, text: str, words: Words) -> str:
     """A block's output: a code block titled "Output" with the class `handbook-output` (superfences'
     attribute syntax, which holds inside tabs too), which handbook.css sets apart from the source:
     its own background, a bar in the accent colour, and a label that stays in view."""
-    return fenced(text, f'{{.{language} .handbook-output title="Output" data-search-exclude=""}}')
+    return fenced(text, f'{{.{language} .handbook-output title="{words("Output")}" data-search-exclude=""}}')
 
 
 def _inline(text: str) -> str:
@@ -235,52 +249,92 @@ def _inline(text: str) -> str:
     return "".join(f"&#{ord(c)};" if c in "_*`[]{}\\" else html.escape(c) for c in text)
 
 
-def other_python_note(pythons: list[str], output: str) -> str:
+def _attribute(text: str) -> str:
+    """`text` as an HTML attribute's value, its apostrophes as `&#39;` (as the notes always wrote them)."""
+    return html.escape(text).replace("&#x27;", "&#39;")
+
+
+def other_python_note(pythons: list[str], output: str, language: str = "en") -> str:
     """An output other supported Pythons print instead (recorded for them), folded under the block's own."""
-    text, left_out = cut(output)
+    words = Words(language)
+    text, left_out = cut(output, language)
     more = f"<p>({html.escape(left_out)})</p>" if left_out else ""
-    names = " and ".join(pythons)
-    verb = "prints" if len(pythons) == 1 else "print"
+    names = words(" and ").join(pythons)
+    if len(pythons) == 1:
+        summary = words("Python {names} prints this differently", names=names)
+    else:
+        summary = words("Python {names} print this differently", names=names)
     return (
-        f'<details class="handbook-python"><summary>Python {html.escape(names)} {verb} this differently</summary>'
+        f'<details class="handbook-python"><summary>{html.escape(summary)}</summary>'
         f"<pre><code>{html.escape(text)}</code></pre>{more}</details>"
     )
 
 
-def measured_note(result: BlockResult) -> str:
+def measured_note(result: BlockResult, language: str = "en") -> str:
     """Under a block that measures: where its values were measured, and what the build checks."""
-    count = len(measurements(result.output))
+    words, count = Words(language), len(measurements(result.output))
     if not count:
         return ""
-    if count == 1:
-        values, checked = "The value marked (measured; claim: …)", "the build checks it against its claim"
+    if not result.status.ran:
+        return _note(_values_as_recorded(words, count), "measured")
+    if result.status == Status.OK:
+        when = words("in this build")
     else:
-        values, checked = f"The {count} values marked (measured; claim: …)", "the build checks each against its claim"
-    checked += ", not against the recorded value"
-    if result.status.ran:
-        when = "in this build" if result.status == Status.OK else "in an earlier build (from the execution cache)"
-        where = f" on {machine.describe()}" if (machine := result.ran_on) else ""
-        return _note(f"{values} {'was' if count == 1 else 'were'} measured {when}{where}; {checked}.", "measured")
-    return _note(f"{values}: shown as recorded, not measured in this build; {checked}.", "measured")
-
-
-def _prediction_note(target: BlockResult) -> str:
-    if target.gpu:
-        gpu = target.gpu
-        return _note(
-            f"A prediction, checked against the output recorded on {gpu.device} with torch {gpu.torch} on "
-            f"{gpu.date}: they agree.",
-            "gpu",
+        when = words("in an earlier build (from the execution cache)")
+    where = words(" on {machine}", machine=machine.describe(language)) if (machine := result.ran_on) else ""
+    if count == 1:
+        measured = words(
+            "The value marked (measured; claim: …) was measured {when}{where}; the build checks it against its "
+            "claim, not against the recorded value.",
+            when=when,
+            where=where,
         )
-    return _note(
-        "A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.", "gpu"
+    else:
+        measured = words(
+            "The {count} values marked (measured; claim: …) were measured {when}{where}; the build checks each "
+            "against its claim, not against the recorded value.",
+            count=count,
+            when=when,
+            where=where,
+        )
+    return _note(measured, "measured")
+
+
+def _values_as_recorded(words: Words, count: int) -> str:
+    """What the note under a block that measures says when nothing ran: its values are the recording's."""
+    if count == 1:
+        return words(
+            "The value marked (measured; claim: …): shown as recorded, not measured in this build; "
+            "the build checks it against its claim, not against the recorded value."
+        )
+    return words(
+        "The {count} values marked (measured; claim: …): shown as recorded, not measured in this build; "
+        "the build checks each against its claim, not against the recorded value.",
+        count=count,
     )
 
 
-def cut(output: str) -> tuple[str, str]:
+def _prediction_note(target: BlockResult, words: Words) -> str:
+    """Under a block that predicts a GPU block's output on the CPU: what its prediction was checked against."""
+    if gpu := target.gpu:
+        agree = words(
+            "A prediction, checked against the output recorded on {device} with torch {torch} on {date}: they agree.",
+            device=gpu.device,
+            torch=gpu.torch,
+            date=gpu.date,
+        )
+        return _note(agree, "gpu")
+    return _note(
+        words("A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against."),
+        "gpu",
+    )
+
+
+def cut(output: str, language: str = "en") -> tuple[str, str]:
     """Very long output is shortened on the page, by lines and then by characters (one
     line can be megabytes); the recording keeps all of it. Returns the text shown and
-    what was left out ("" when nothing was)."""
+    what was left out ("" when nothing was), in the site's language."""
+    words = Words(language)
     lines = output.split("\n", MAX_LINES)
     hidden_lines = output.count("\n", len(output) - len(lines[-1])) + 1 if len(lines) > MAX_LINES else 0
     shown = "\n".join(lines[:MAX_LINES])
@@ -288,8 +342,8 @@ def cut(output: str) -> tuple[str, str]:
         shown = shown[:MAX_CHARS]
         if "\n" in shown:  # end at a line break where one is at hand
             shown = shown[: shown.rindex("\n")]
-        return shown, f"{len(output) - len(shown):,} more character(s) not shown"
-    return shown, f"{hidden_lines:,} more line(s) not shown" if hidden_lines else ""
+        return shown, words("{count:,} more character(s) not shown", count=len(output) - len(shown))
+    return shown, words("{count:,} more line(s) not shown", count=hidden_lines) if hidden_lines else ""
 
 
 def _note(text: str, kind: str = "note", trusted_html: str = "") -> str:

@@ -23,18 +23,10 @@ from pathlib import Path
 
 from handbook.execution.blocks import Block
 from handbook.markdown_structure import EXPLICIT_ID, heading_id, headings, sections
+from handbook.messages import Words
 
 TOP = "top"  # the section above the first `##` heading: the title and the introduction
 MARK = re.compile(r"^<!-- translates (?P<revision>[0-9a-f]{12}) -->$")
-
-# The notice an outdated section shows, by the translation's language: its title, and a line
-# with the date the original changed and a link to it.
-NOTICES = {
-    "zh": (
-        "本节译文已过时",
-        "英文原文的这一节于 {date} 修改，这里的译文还没有跟上。[阅读英文原文]({url})",
-    ),
-}
 
 
 def section_texts(markdown: str) -> dict[str, tuple[int, str]]:
@@ -138,7 +130,7 @@ def with_notices(translated: str, notices: dict[str, str], language: str) -> str
     line, already formatted); lines are kept in place, the notice joins its heading's line."""
     if not notices:
         return translated
-    title, _ = NOTICES[language]
+    title = Words(language)("This section's translation is outdated")
     lines = translated.splitlines()
     heading_lines = {section: line for section, (line, _) in section_texts(translated).items()}
     top_line = next((h.line for h in headings(lines) if h.level == 1), None)
@@ -151,7 +143,13 @@ def with_notices(translated: str, notices: dict[str, str], language: str) -> str
 
 
 def notice_line(language: str, date: str, url: str) -> str:
-    return NOTICES[language][1].format(date=date, url=url)
+    """The notice's line in the translation's language: the date the original changed, and a link to it."""
+    return Words(language)(
+        "The English original of this section changed on {date}; this translation has not caught up yet. "
+        "[Read the English original]({url})",
+        date=date,
+        url=url,
+    )
 
 
 def block_differences(where: str, original: list[Block], translated: list[Block]) -> list[str]:

@@ -12,6 +12,7 @@ BASE = {
     "handbook.environment",
     "handbook.errors",
     "handbook.markdown_structure",
+    "handbook.messages",
     "handbook.releases",
     "handbook.switches",
     "handbook.tree_files",

@@ -14,10 +14,12 @@ from handbook.markdown_structure import (
     backtick_marker,
     fenced,
     fences,
+    heading_id,
     headings,
     prose_lines,
     section_of_each_line,
     sections,
+    shown_title,
     title_heading,
     title_of,
 )
@@ -139,3 +141,14 @@ def test_a_section_runs_to_the_next_heading_of_its_level_or_above():
 def test_a_page_without_headings_has_no_title_and_no_section():
     lines = ["text", "```python", "## a comment", "```"]
     assert (title_of(lines), sections(lines), section_of_each_line(lines)) == (None, [], [""] * 4)
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["连续性与 `contiguous()` {#contiguity-and-contiguous}", "Views and `copies`", "A [link](x.md) &amp; <b>tag</b>"],
+)
+def test_a_headings_id_and_shown_title_are_those_python_markdown_renders(title):
+    html = markdown.markdown(f"## {title}\n", extensions=["attr_list", "toc"])
+    rendered = re.fullmatch(r'<h2 id="([^"]*)">(.*)</h2>', html)
+    assert heading_id(title) == rendered[1]
+    assert markdown.markdown(f"## {shown_title(title)}\n", extensions=["attr_list"]).endswith(f">{rendered[2]}</h2>")

@@ -1,3 +1,4 @@
+import re
 import textwrap
 
 import markdown
@@ -7,7 +8,7 @@ import pytest
 from handbook.execution.blocks import Block
 from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
-from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, RefusedBlock, cut
+from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, RefusedBlock, cut, how_shown, other_python_note
 
 
 def test_short_output_is_whole():
@@ -203,3 +204,65 @@ def test_each_rendered_block_has_an_id_before_it_and_the_renderer_names_it():
     html = rendered(renderer, '```python exec="on"\nprint(1)\n```\n')
     assert html.index(f'<div id="{BLOCK.anchor}"></div>') < html.index("print")
     assert renderer.anchors() == {BLOCK.anchor}
+
+
+# Three English words in a row: a sentence (or its rest) left in English. Code, paths and values are
+# taken out before it is looked for: `(measured; claim: …)` is the outputs' own mark.
+ENGLISH = re.compile(r"[A-Za-z]{2,}(?:[ ,;]+[A-Za-z]{2,}){2,}")
+
+
+def prose_of(html: str) -> str:
+    """The words a reader reads in `html`: no code, no output box, no tags, no attribute values kept."""
+    html = re.sub(r'<div class="handbook-output.*?</div>', "", html, flags=re.DOTALL)
+    html = re.sub(r"<(code|pre)>.*?</\1>", "", html, flags=re.DOTALL)
+    titles = " ".join(re.findall(r'title="([^"]*)"', html))
+    return re.sub(r"<[^>]+>", " ", html) + " " + titles
+
+
+def test_in_chinese_every_note_under_a_block_is_chinese():
+    from handbook.execution.recordings import GpuRecording
+
+    machine = {"cpu": "Xeon", "arch": "x86_64", "capability": "AVX2", "threads": 1}
+    measured = "ratio: 1.5x (measured; claim: between 1 and 2)\n" * 2 + "\n".join(map(str, range(MAX_LINES + 5)))
+    gpu = GpuRecording(device="H200", torch="2.13.0+cu130", date="2026-11-29", output="0")
+    renderer = PageRenderer(
+        "ch.md",
+        [],
+        repo_url="https://github.com/o/h",
+        commit="c",
+        colab_url="https://colab/x",
+        other_pythons={1: {"3.12": "x", "3.13": "x"}},
+        changed={1: ("2.15", "../what-changed/#x")},
+        language="zh",
+    )
+    results = [
+        BlockResult(Status.OK, measured, block=BLOCK, machine=machine, recording="recordings/b.txt"),
+        BlockResult(Status.CACHED, measured, block=BLOCK, from_cache=True, machine=machine),
+        BlockResult(Status.RECORDED, "ratio: 1.5x (measured; claim: between 1 and 2)", block=BLOCK),
+        BlockResult(Status.DRIFT, "x" * 20_000, block=BLOCK),
+        BlockResult(Status.GPU_RECORDED, "0", block=BLOCK, gpu=gpu),
+        BlockResult(Status.GPU_MISSING, "", block=BLOCK),
+        BlockResult(Status.OK, "0", block=BLOCK, predicted=BlockResult(Status.GPU_RECORDED, "0", block=BLOCK, gpu=gpu)),
+        BlockResult(Status.OK, "0", block=BLOCK, predicted=BlockResult(Status.GPU_MISSING, "", block=BLOCK)),
+    ]
+    for result in results:
+        shown = under(renderer, result)
+        assert re.search(r"[\u4e00-\u9fff]", prose_of(shown)), shown
+        assert ENGLISH.findall(prose_of(shown)) == [], shown
+    assert '<span class="filename">输出</span>' in rendered(
+        PageRenderer("ch.md", [BlockResult(Status.OK, "42", block=BLOCK)], language="zh"),
+        '```python exec="on"\nprint(1)\n```\n',
+    )
+
+
+def test_in_chinese_a_failed_block_and_each_status_say_so_in_chinese():
+    renderer = PageRenderer("ch.md", [], show_failures=True, language="zh")
+    for status in (Status.RAISED, Status.TIMEOUT):
+        shown = renderer.output_markdown(BlockResult(status, "", error="boom", block=BLOCK), "text")
+        assert 'title="此代码块运行失败"' in shown
+        assert ENGLISH.findall(prose_of(shown.split("\n\n")[-1])) == []
+    assert how_shown(BlockResult(Status.MEMORY, "", block=BLOCK), "zh") == "页面超出了内存上限。"
+    assert other_python_note(["3.12", "3.13"], "x", "zh").startswith(
+        '<details class="handbook-python"><summary>Python 3.12、3.13 的输出与此不同</summary>'
+    )
+    assert cut("\n" * 100, "zh")[1] == "另有 21 行未显示"  # 101 lines, 80 shown

@@ -11,6 +11,8 @@ from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.recordings import GpuRecording
 from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
+from handbook.markdown_structure import headings
+from handbook.messages import Words
 from handbook.reports.site_report import Provenance, render
 
 ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.11.9", "cpu")
@@ -126,3 +128,25 @@ def test_a_render_only_preview_says_what_it_did_not_execute():
     page = render(preview, TITLES)
     assert "render-only preview (`HANDBOOK_EXECUTE=0`): 2 of 3 blocks were not executed" in page
     assert "was executed:" not in page
+
+
+def test_in_chinese_the_page_has_chinese_headings_that_keep_the_english_anchor_ids():
+    """The translated pages link to `how-this-site-is-built.md#the-state-every-page-starts-in`."""
+    page = render(RUN, TITLES, "zh")
+    assert [f"{'#' * h.level} {h.title}" for h in headings(page.splitlines())] == [
+        "# 本站如何构建 {#how-this-site-is-built}",
+        "## 各状态的代码块 {#blocks-by-status}",
+        "## 各页面 {#pages}",
+        "## 每个页面的初始状态 {#the-state-every-page-starts-in}",
+        "## 仅限 GPU 的代码块 {#gpu-only-blocks}",
+    ]
+    assert f"| `ok` | 2 | {Words('zh')(Status.OK.meaning)} |" in page.splitlines()
+    assert "| 提交 | `d0f2af8b66b20da4baa50644c0cd3f887a2eae2e` |" in page.splitlines()
+    assert "本站的每个 CPU 代码块都已执行：2 个在本次构建中执行，2 个在之前" in page
+    assert f"输出用 Python {RECORDED_PYTHON} 录制" in page
+
+
+def test_in_chinese_the_banner_lead_is_chinese():
+    assert Provenance.of(RUN).lead("zh") == "除 1 个仅限 GPU 的示例外，本站的每个示例都在以下环境中执行："
+    preview = site(result("tensors.md", 1, Status.RECORDED), result("tensors.md", 2, Status.OK))
+    assert Provenance.of(preview).lead("zh").startswith("预览构建：2 个示例中有 1 个未在此执行")

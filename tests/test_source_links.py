@@ -180,3 +180,17 @@ def test_the_file_and_lines_follow_the_whole_word_a_link_is_part_of(linker):
     assert '{: .pytorch-source }s<span class="pytorch-where">edge.h:' in rewritten and rewritten.endswith(
         "</span>, then.\n"
     )
+
+
+def test_in_chinese_a_links_title_and_an_excerpts_caption_are_chinese():
+    linker = SourceLinker(SourceTree(REPO), "zh")
+    bump = linker.resolve("c10/core/TensorImpl.h#VariableVersion::bump")
+    tag = linker.tree.identity.tag
+    page = (
+        '## 一\n\n--8<-- "pytorch:c10/core/TensorImpl.h#VariableVersion::bump"\n\n'
+        "[引擎](pytorch:torch/csrc/autograd/engine.cpp)\n"
+    )
+    rewritten = linker.rewrite(page, "p.md").markdown
+    assert f'title="c10/core/TensorImpl.h，第 {bump.first}-{bump.last} 行（PyTorch {tag}）"' in rewritten
+    assert f'[在 GitHub 上查看 VariableVersion::bump]({bump.url} "PyTorch {tag}：c10/core/TensorImpl.h 第 ' in rewritten
+    assert f' "PyTorch {tag}：torch/csrc/autograd/engine.cpp"){{: .pytorch-source }}' in rewritten

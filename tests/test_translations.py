@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from handbook import translations
 from handbook.execution.blocks import scan_docs
 from handbook.translations import TOP, marked, outdated_sections, section_texts, with_notices
+
+REPO = Path(__file__).resolve().parent.parent
 
 ORIGINAL = textwrap.dedent(
     """\
@@ -194,6 +198,28 @@ def test_a_translation_builds_from_the_originals_results_running_nothing(transla
     assert "ran no page" in built.stderr or "executed 0 page(s)" in built.stderr, built.stderr
     html = (project.root / "site-zh" / "t" / "index.html").read_text()
     assert "from the original" in html and "视图共享内存" in html and "本节译文已过时" not in html
+
+
+@pytest.mark.full
+def test_in_the_chinese_edition_the_builds_own_words_are_chinese(translated_project):
+    """The notes under a block, the generated pages and the header the site's templates write."""
+    project = translated_project
+    shutil.copytree(REPO / "overrides", project.root / "overrides")
+    project.write(
+        "mkdocs.zh-material.yml",
+        "INHERIT: mkdocs.zh.yml\ntheme:\n  name: material\n  custom_dir: overrides\n  language: zh\n",
+    )
+    built = project.run("-m", "mkdocs", "build", "--strict", "-f", "mkdocs.zh-material.yml")
+    assert built.returncode == 0, built.stderr
+    site = project.root / "site-zh"
+    page = (site / "t" / "index.html").read_text()
+    assert '<span class="filename">输出</span>' in page and "Output</span>" not in page
+    assert "：在本次构建中运行。" in page or "：在之前的构建中运行；" in page
+    assert "本站的每个示例都在以下环境中执行：" in page and ">本站如何构建</a>" in page
+    assert "How this site is built" not in page and "executed with" not in page
+    report = (site / "how-this-site-is-built" / "index.html").read_text()
+    assert 'id="the-state-every-page-starts-in">每个页面的初始状态' in report
+    assert "源码索引" in (site / "source-map" / "index.html").read_text()
 
 
 @pytest.mark.full

@@ -96,3 +96,20 @@ def test_an_output_holding_a_fence_stays_inside_its_diff(tmp_path):
     html = markdown.Markdown(extensions=["attr_list", "md_in_html", "pymdownx.superfences"]).convert(page)
     assert "<script>" not in html and "&lt;script&gt;alert(7)&lt;/script&gt;" in html
     assert "-old" in html and "+new" in html and "````````" in html
+
+
+def test_in_chinese_the_generated_comparison_is_chinese(tmp_path):
+    from handbook.execution.blocks import Block, Page
+    from handbook.execution.recordings import Recordings
+    from handbook.reports.what_changed import compare
+
+    block = Block("demo.md", 1, "b", "", "docs/demo.md", 1, 1, section="视图 {#views}")  # a translation keeps ids
+    for release, value in (("2.12.0", "old"), ("2.13.0", "new")):
+        Recordings(tmp_path, release).write(block, value)
+    page = compare(tmp_path, "2.12.0", "2.13.0", [Page("demo.md", (block,))], {"demo.md": "演示"}, "zh")
+    assert page.startswith("在 1 项记录的输出中，有 **1 项**在 torch 2.12.0 与 torch 2.13.0 之间不同。\n")
+    assert "[第 1 个代码块（在页面中查看）](demo.md#block-b)，源自 `docs/demo.md:1`：" in page
+    assert "### 源码锚点\n\n其中一个版本没有记录源码锚点。" in page and "\n**视图**\n" in page
+    assert compare(tmp_path, "2.11.0", "2.13.0", [], {}, "zh") == (
+        '!!! note "注意"\n    暂无可比较的内容：torch 2.11.0 还没有记录的输出。\n'
+    )

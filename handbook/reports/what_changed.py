@@ -17,7 +17,8 @@ from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings, unified_diff
-from handbook.markdown_structure import fenced
+from handbook.markdown_structure import fenced, shown_title
+from handbook.messages import Words
 from handbook.releases import previous_release
 
 PAGE = "what-changed.md"
@@ -45,13 +46,18 @@ def changed_blocks(root: Path, release: str, pages: list[Page]) -> dict[Block, s
     }
 
 
-def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> list[str]:
+def _block_entry(block: Block, old: str, new: str, before: str, after: str, words: Words) -> list[str]:
     # Measured values differ from run to run: what changed is the text around them.
     diff = unified_diff(masked(before), masked(after), block.id, (f"torch {old}", f"torch {new}"))
     context = f"{block.page}#{block.anchor}"
     # attr_list gives the paragraph its id when the list is on the paragraph's last line, alone.
     return [
-        f"[Block {block.index} in context]({context}), from `{block.origin}`:",
+        words(
+            "[Block {index} in context]({context}), from `{origin}`:",
+            index=block.index,
+            context=context,
+            origin=block.origin,
+        ),
         f"{{: #{entry_anchor(new, block)} }}",
         "",
         # Kept out of the search index: the outputs are searchable on their own pages, and
@@ -65,23 +71,31 @@ def _block_entry(block: Block, old: str, new: str, before: str, after: str) -> l
     ]
 
 
-def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str]) -> str:
-    """The generated comparison of two releases' recordings, as Markdown under a `##` heading."""
+def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str], language: str = "en") -> str:
+    """The generated comparison of two releases' recordings, as Markdown under a `##` heading, in the
+    site's `language`."""
+    words = Words(language)
     before_recordings, after_recordings = Recordings(root, old), Recordings(root, new)
     if not before_recordings.exists or not after_recordings.exists:
         missing = old if not before_recordings.exists else new
-        return f"!!! note\n    Nothing to compare yet: torch {missing} has no recordings.\n"
+        title = words("Note")
+        note = "!!! note" + (f' "{title}"' if title != "Note" else "")  # the admonition's own title is English
+        return f"{note}\n    {words('Nothing to compare yet: torch {release} has no recordings.', release=missing)}\n"
     before, after = before_recordings.outputs(), after_recordings.outputs()
     changed = {name for name in before.keys() & after.keys() if masked(before[name]) != masked(after[name])}
     only_old, only_new = before.keys() - after.keys(), after.keys() - before.keys()
-    lines = [
-        f"Of {len(before.keys() | after.keys())} recorded outputs, **{len(changed)} differ** between torch {old} "
-        f"and torch {new}"
-        + (f", {len(only_old)} exist only for {old}" if only_old else "")
-        + (f", {len(only_new)} only for {new}" if only_new else "")
-        + ".",
-        "",
-    ]
+    summary = words(
+        "Of {total} recorded outputs, **{changed} differ** between torch {old} and torch {new}",
+        total=len(before.keys() | after.keys()),
+        changed=len(changed),
+        old=old,
+        new=new,
+    )
+    if only_old:
+        summary += words(", {count} exist only for {release}", count=len(only_old), release=old)
+    if only_new:
+        summary += words(", {count} only for {release}", count=len(only_new), release=new)
+    lines = [summary + words("."), ""]
     for page in pages:  # in reading order
         blocks = [b for b in page.blocks if (page.path, after_recordings.path(b).name) in changed]
         if not blocks:
@@ -93,28 +107,38 @@ def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str,
                 # In bold, not a heading: the table of contents lists the releases and the pages,
                 # and would otherwise repeat every changed section of the site once per release pair.
                 section = block.section
-                lines += [f"**{section or 'Introduction'}**", ""]
+                lines += [f"**{shown_title(section) if section else words('Introduction')}**", ""]
             name = (page.path, after_recordings.path(block).name)
-            lines += _block_entry(block, old, new, before[name], after[name])
-    lines += _anchors_table(before_recordings.anchors(), after_recordings.anchors(), old, new)
+            lines += _block_entry(block, old, new, before[name], after[name], words)
+    lines += _anchors_table(before_recordings.anchors(), after_recordings.anchors(), old, new, words)
     return "\n".join(lines) + "\n"
 
 
-def _anchors_table(old_anchors: dict[str, str], new_anchors: dict[str, str], old: str, new: str) -> list[str]:
-    lines = ["### Source anchors", ""]
+def _anchors_table(
+    old_anchors: dict[str, str], new_anchors: dict[str, str], old: str, new: str, words: Words
+) -> list[str]:
+    """The source anchors (linked symbols' lines) that moved between the two releases."""
+    lines = [f"### {words('Source anchors')}", ""]
     if not old_anchors or not new_anchors:
-        return lines + ["No anchors are recorded for one of the releases."]
+        return lines + [words("No anchors are recorded for one of the releases.")]
     moved = sorted(t for t in old_anchors.keys() & new_anchors.keys() if old_anchors[t] != new_anchors[t])
     if not moved:
-        return lines + ["No linked symbol moved."]
+        return lines + [words("No linked symbol moved.")]
     lines += [
-        f"{len(moved)} of {len(old_anchors.keys() | new_anchors.keys())} linked symbols moved:",
+        words(
+            "{moved} of {total} linked symbols moved:",
+            moved=len(moved),
+            total=len(old_anchors.keys() | new_anchors.keys()),
+        ),
         "",
-        f"| Symbol | torch {old} | torch {new} |",
+        f"| {words('Symbol')} | torch {old} | torch {new} |",
         "|---|---|---|",
     ]
     return lines + [f"| `{t}` | {old_anchors[t]} | {new_anchors[t]} |" for t in moved]
 
 
-def what_changed_page(markdown: str, root: Path, pages: list[Page], titles: dict[str, str]) -> str:
-    return MARKER.sub(lambda m: compare(root, m["old"], m["new"], pages, titles), markdown)
+def what_changed_page(
+    markdown: str, root: Path, pages: list[Page], titles: dict[str, str], language: str = "en"
+) -> str:
+    """`markdown` with each comparison marker replaced by its comparison, in the site's `language`."""
+    return MARKER.sub(lambda m: compare(root, m["old"], m["new"], pages, titles, language), markdown)

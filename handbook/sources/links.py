@@ -15,6 +15,7 @@ from pathlib import Path
 from handbook import versioned_prose
 from handbook.environment import cache_root
 from handbook.markdown_structure import prose_lines, section_of_each_line, sections
+from handbook.messages import Words
 from handbook.sources.symbols import Span, find
 from handbook.sources.tree import SourceError, SourceTree
 from handbook.tree_files import read_text
@@ -51,8 +52,9 @@ class PageLinks:
 
 
 class SourceLinker:
-    def __init__(self, tree: SourceTree):
+    def __init__(self, tree: SourceTree, language: str = "en"):
         self.tree = tree
+        self.words = Words(language)  # the site's: the links' titles and the excerpts' captions are in it
         self._resolved: dict[str, Resolved] = {}
 
     def resolve(self, target: str) -> Resolved:
@@ -94,9 +96,19 @@ class SourceLinker:
         """A resolved link: its URL and title in Markdown's syntax. Every link is at the installed
         torch's tag, the edition's, which the banner names on every page: no link carries a tag
         badge of its own (in running text, `where_span` follows it with its file and lines)."""
-        lines = f" lines {resolved.first}-{resolved.last}" if resolved.first else ""
+        tag, path = self.tree.identity.tag, resolved.path
+        if resolved.first:
+            title = self.words(
+                "PyTorch {tag}: {path} lines {first}-{last}",
+                tag=tag,
+                path=path,
+                first=resolved.first,
+                last=resolved.last,
+            )
+        else:
+            title = self.words("PyTorch {tag}: {path}", tag=tag, path=path)
         # The title in Markdown's own syntax: inside an attribute list, `__init__` would be read as bold.
-        return f'({resolved.url} "PyTorch {self.tree.identity.tag}: {resolved.path}{lines}"){{: .pytorch-source }}'
+        return f'({resolved.url} "{title}"){{: .pytorch-source }}'
 
     def excerpt_markup(self, resolved: Resolved, indent: str) -> str:
         source = self.tree.file(resolved.path)
@@ -109,15 +121,21 @@ class SourceLinker:
                 "excerpt a smaller symbol"
             )
         language = next((lang for suffix, lang in LANGUAGES.items() if resolved.path.endswith(suffix)), "text")
-        title = f"{resolved.path}, lines {resolved.first}-{resolved.last} (PyTorch {self.tree.identity.tag})"
+        title = self.words(
+            "{path}, lines {first}-{last} (PyTorch {tag})",
+            path=resolved.path,
+            first=resolved.first,
+            last=resolved.last,
+            tag=self.tree.identity.tag,
+        )
         body = "\n".join(lines)
         fence = "````"
+        view = self.words("View {symbol} on GitHub", symbol=resolved.symbol)
         block = (
             # PyTorch's code, not the handbook's words: kept out of the search index (Material skips
             # an element marked data-search-exclude).
             f'{fence}{{.{language} title="{title}" linenums="{resolved.first}" data-search-exclude=""}}\n'
-            f"{body}\n{fence}\n\n[View "
-            f"{resolved.symbol} on GitHub]{self.link_markup(resolved)}"
+            f"{body}\n{fence}\n\n[{view}]{self.link_markup(resolved)}"
         )
         return "\n".join(indent + line if line else line for line in block.splitlines())
 

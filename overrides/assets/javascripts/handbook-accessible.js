@@ -1,13 +1,14 @@
 // Names and keyboard access that Material's markup lacks: see overrides/partials/javascripts/accessible.html.
 (function () {
   var searchName = document.currentScript.dataset.searchName;
+  var annotationName = document.currentScript.dataset.annotationName || "Annotation";
   function fix() {
     document.querySelectorAll(".md-search[role=dialog]:not([aria-label])").forEach(function (dialog) {
       dialog.setAttribute("aria-label", searchName);
     });
     document.querySelectorAll("a.md-annotation__index:not([aria-label])").forEach(function (marker) {
       var id = marker.querySelector("[data-md-annotation-id]");
-      marker.setAttribute("aria-label", "Annotation " + (id ? id.getAttribute("data-md-annotation-id") : ""));
+      marker.setAttribute("aria-label", annotationName + " " + (id ? id.getAttribute("data-md-annotation-id") : ""));
     });
     document.querySelectorAll("nav.md-code__nav:not([role])").forEach(function (buttons) {
       buttons.setAttribute("role", "none");
