@@ -23,6 +23,7 @@ from handbook import languages, notebooks, page_meta, page_weight, rebuilds
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
+from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words
 from handbook.prebuild import Edition, prepare
 from handbook.rendering import PageRenderer, figure_path
@@ -31,6 +32,12 @@ from handbook.reports.execution_report import write_report
 from handbook.sources import source_map
 
 log = logging.getLogger("mkdocs.plugins.handbook")
+
+
+# Generated pages left out of search: the Source map (a table of what the chapters link, which are
+# indexed themselves) and How this site is built (the build's report); the index is part of every
+# page's transfer (tests/test_browser.py's budget).
+UNSEARCHED = {source_map.PAGE, site_report.PAGE}
 
 
 class HandbookConfig(Config):
@@ -174,13 +181,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
-        if page.file.src_uri == source_map.PAGE:
-            page.meta["search"] = {"exclude": True}  # a table of what the chapters link: they are indexed
+        if page.file.src_uri in UNSEARCHED:
+            page.meta["search"] = {"exclude": True}
         self.rendered.add(page.url)
         if "description" not in page.meta and (text := page_meta.description(html)):
             page.meta["description"] = text
         if self.renderer and page.present_anchor_ids is not None:  # links to blocks are valid, not "missing" INFO lines
             page.present_anchor_ids |= self.renderer.anchors()
+        if page.present_anchor_ids is not None:  # `{#\_\_x\_\_}`: MkDocs reads the id before its escapes are undone
+            page.present_anchor_ids |= {heading_id(h.title) for h in headings(page.markdown.splitlines())}
         missing = self.renderer.not_rendered() if self.renderer else []
         self.renderer = None
         if missing:

@@ -79,8 +79,11 @@ class Site:
     """A built site on disk. `site_url` (the configured one) makes its absolute addresses, and
     paths under its path (Material writes them on 404.html), links into the site too."""
 
-    def __init__(self, root: Path, site_url: str | None = None):
+    def __init__(self, root: Path, site_url: str | None = None, elsewhere: tuple[str, ...] = ()):
         self.root = root
+        # Addresses under this site's that another build publishes (the other language's site, under
+        # `zh/`): not files of this site, and checked where both are deployed (tests/test_versions.py).
+        self.elsewhere = elsewhere
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
         self.root_path = urlsplit(self.site_url).path if self.site_url else "/"
         self._pages: dict[Path, _Page] = {}
@@ -108,6 +111,8 @@ class Site:
     def check(self, link: str, where: str) -> str | None:
         """Why `link`, on the page at site path `where`, is broken; None if it is not (or is external)."""
         link = link.strip()
+        if link.startswith(self.elsewhere) if self.elsewhere else False:
+            return None
         if self.site_url and link.startswith(self.site_url):  # the site's own absolute address
             link = self.root_path + link[len(self.site_url) :]
         url = urlsplit(urljoin(f"{ORIGIN}/{where}", link))

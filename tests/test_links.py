@@ -25,7 +25,7 @@ def test_every_link_of_each_edition_resolves(release):
     problem = stale(root)
     assert problem is None, problem
     site_url = read_config(REPO / "mkdocs.yml").site_url
-    site = Site(root, site_url)
+    site = Site(root, site_url, elsewhere=(read_config(REPO / "mkdocs.zh.yml").site_url,))
     broken = site.crawl()
     assert site.checked > 1000, f"only {site.checked} links checked: is {root} a whole site?"
     notebooks = site.notebooks()

@@ -21,6 +21,22 @@ def test_numbers_are_tokens_without_thousands_separators():
     }
 
 
+def test_numbers_are_read_between_chinese_characters_and_in_full_width_digits():
+    # `\w` counts ideographs as word characters: a number written between them is still a number.
+    assert numbers("共3000个元素，占 12 字节；版本2.13.0中为４０００，x2 不算") == {"3000", "12", "2.13.0", "4000"}
+
+
+def test_a_typed_number_in_chinese_prose_fails_naming_the_translated_page_and_line():
+    releases = recorded_releases(REPO)
+    markdown = (REPO / "docs-zh/setup.md").read_text()
+    assert contradictions(REPO, "setup.md", markdown, releases, "docs-zh") == []
+    for typed in ("该 wheel 附带7708个 ATen 头文件。", "该 wheel 附带７７０８个 ATen 头文件。"):
+        injected = markdown.rstrip("\n") + f"\n\n{typed}\n"
+        line = injected.splitlines().index(typed) + 1
+        problems = contradictions(REPO, "setup.md", injected, releases, "docs-zh")
+        assert problems and all(p.startswith(f"docs-zh/setup.md:{line}: the prose says 7708") for p in problems)
+
+
 def test_the_handbook_passes_and_an_injected_number_fails_naming_page_and_line():
     releases = recorded_releases(REPO)
     markdown = (REPO / "docs/setup.md").read_text()

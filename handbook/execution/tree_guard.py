@@ -17,7 +17,7 @@ from pathlib import Path
 
 from handbook.errors import InputError
 
-GUARDED = ("docs", "snippets", "recordings", "mkdocs.yml", "handbook", "overrides")
+GUARDED = ("docs", "docs-zh", "snippets", "recordings", "mkdocs.yml", "mkdocs.zh.yml", "handbook", "overrides")
 UNGUARDED_NAMES = {"__pycache__"}  # Python's own byte code, written as modules are imported
 
 
@@ -99,7 +99,8 @@ class TreeGuard:
         if self.look_last(ran):
             raise TreeChangedError(
                 "pages changed the repository while they ran; a page may not change what the build reads (its "
-                "pages, snippets, recordings, mkdocs.yml, handbook/, overrides/). Nothing was recorded or cached "
+                "pages and their translations, snippets, recordings, the configurations, handbook/, overrides/). "
+                "Nothing was recorded or cached "
                 "from the pages that may have; see `git status`, and restore the files:\n" + "\n".join(self.findings)
             )
 
