@@ -8,9 +8,45 @@ the same edition in the other language.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urljoin
 
+from handbook.markdown_structure import prose_lines
+
 DEFAULT = "en"  # the language written first; the others translate it
+
+
+# Languages written without spaces between words: a line break inside a paragraph, which Markdown
+# keeps and a browser shows as a space, is dropped between two of their characters.
+UNSPACED = {"zh", "ja"}
+_WIDE = r"[\u2e80-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+_ENDS_WIDE = re.compile(_WIDE + r"$")
+_STARTS_WIDE = re.compile(r"^" + _WIDE)
+_STARTS_BLOCK = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|\||!!!|\?\?\?|<|\{:|\[\^)")
+
+
+def without_soft_breaks(markdown: str, language: str) -> str:
+    """`markdown` with each line break inside a paragraph of prose joined where both sides are wide
+    (CJK) characters, in a language written without spaces; elsewhere unchanged."""
+    if language not in UNSPACED:
+        return markdown
+    lines = markdown.split("\n")
+    prose = prose_lines(lines)
+    joined: list[str] = []
+    for index, line in enumerate(lines):
+        previous = joined[-1] if joined else ""
+        if (
+            index
+            and prose[index]
+            and prose[index - 1]
+            and _ENDS_WIDE.search(previous.rstrip())
+            and _STARTS_WIDE.match(line.lstrip())
+            and not _STARTS_BLOCK.match(line)
+        ):
+            joined[-1] = previous.rstrip() + line.lstrip()
+        else:
+            joined.append(line)
+    return "\n".join(joined)
 
 
 def deploy_prefix(language: str) -> str:

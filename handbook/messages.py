@@ -223,6 +223,11 @@ ZH: dict[str, str] = {
     "The English original of this section changed on {date}; this translation has not caught up yet. "
     "[Read the English original]({url})":
         "英文原文的这一节于 {date} 修改，这里的译文还没有跟上。[阅读英文原文]({url})",
+    "Translation status": "译文状态",
+    "Every section translates its English original as it is now.": "每一节译文都对应英文原文的当前版本。",
+    "These sections translate an older English original:": "以下各节的译文对应的是较旧的英文原文：",
+    "Section": "章节",
+    "English changed on": "英文修改于",
 }
 # fmt: on
 

@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import languages, notebooks, page_meta, page_weight, rebuilds
+from handbook import languages, notebooks, page_meta, page_weight, rebuilds, translations
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
@@ -106,6 +106,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         source_map_page = source_map.render(edition.citations, edition.titles, tag, language)
         files.append(File.generated(config, source_map.PAGE, content=source_map_page))
         site_report_page = site_report.render(edition.site, edition.titles, language)
+        if edition.config.translates:  # the build's report lists what no longer translates its original
+            site_report_page += translations.status_markdown(edition.outdated, edition.titles, language)
         files.append(File.generated(config, site_report.PAGE, content=site_report_page))
         for page in edition.chapters:  # each chapter's notebook, a file of the site (README, "Notebooks")
             files.append(

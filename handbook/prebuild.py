@@ -234,7 +234,8 @@ class Edition:
             for outdated, date in self.outdated
             if outdated.page == page and outdated.current is not None
         }
-        return translations.with_notices(markdown, notices, self.config.language)
+        markdown = translations.with_notices(markdown, notices, self.config.language)
+        return languages.without_soft_breaks(markdown, self.config.language)
 
     @property
     def figures(self) -> Path:
@@ -307,7 +308,10 @@ class Edition:
         expanded = expand_includes(markdown, self.root, f"{self.docs_dir}/{page}")
         linked = self.linker.rewrite(expanded, page, plain=True).markdown
         base = notebooks.link_base(self.config.site_url, self.site.environment.torch, self.serving)
-        return notebooks.with_site_links(translations.without_marks(without_heading_ids(linked)), page, base)
+        text = languages.without_soft_breaks(
+            translations.without_marks(without_heading_ids(linked)), self.config.language
+        )
+        return notebooks.with_site_links(text, page, base)
 
 
 def edition_name() -> str:

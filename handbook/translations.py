@@ -142,6 +142,23 @@ def with_notices(translated: str, notices: dict[str, str], language: str) -> str
     return "\n".join(lines) + ("\n" if translated.endswith("\n") else "")
 
 
+def status_markdown(outdated: list[tuple[Outdated, str]], titles: dict[str, str], language: str) -> str:
+    """A section of the build's report (How this site is built): the outdated sections, with the date each
+    original changed, or that there are none."""
+    words = Words(language)
+    lines = ["", f"## {words('Translation status')} {{#translation-status}}", ""]
+    if not outdated:
+        return "\n".join([*lines, words("Every section translates its English original as it is now."), ""])
+    lines += [words("These sections translate an older English original:"), ""]
+    lines += [f"| {words('Section')} | {words('English changed on')} |", "|---|---|"]
+    for section, date in outdated:
+        anchor = "" if section.section == TOP else f"#{section.section}"
+        lines.append(
+            f"| [{titles.get(section.page, section.page)} § {section.section}]({section.page}{anchor}) | {date} |"
+        )
+    return "\n".join([*lines, ""])
+
+
 def notice_line(language: str, date: str, url: str) -> str:
     """The notice's line in the translation's language: the date the original changed, and a link to it."""
     return Words(language)(

@@ -198,6 +198,8 @@ def test_a_translation_builds_from_the_originals_results_running_nothing(transla
     assert "ran no page" in built.stderr or "executed 0 page(s)" in built.stderr, built.stderr
     html = (project.root / "site-zh" / "t" / "index.html").read_text()
     assert "from the original" in html and "视图共享内存" in html and "本节译文已过时" not in html
+    report = (project.root / "site-zh" / "how-this-site-is-built" / "index.html").read_text()
+    assert "每一节译文都对应英文原文的当前版本。" in report
 
 
 @pytest.mark.full
@@ -233,6 +235,8 @@ def test_an_english_edit_marks_the_chinese_section_outdated(translated_project):
     html = (project.root / "site-zh" / "t" / "index.html").read_text()
     section = html.split('id="views-and-copies"')[1].split('id="the-strides"')[0]
     assert "本节译文已过时" in section and "#views-and-copies" in section
+    report = (project.root / "site-zh" / "how-this-site-is-built" / "index.html").read_text()
+    assert "译文状态" in report and "张量 § views-and-copies" in report
     listed = project.run("-m", "handbook", "translations", "--config", "mkdocs.zh.yml", "--check")
     assert listed.returncode == 1 and "docs-zh/t.md § views-and-copies: the original changed" in listed.stdout
     marked_again = project.run(
