@@ -109,7 +109,7 @@ def translations(args: argparse.Namespace) -> int:
     outdated = outdated_translations(args.root, config)
     for section in outdated:
         date = changed_on_of(args.root, config, section)
-        print(f"{config.docs_dir}/{section.page} § {section.section}: {section.reason}; the original changed {date}")
+        print(f"{config.docs_dir}/{section.page} § {section.section}: {section.reason}; English changed on {date}")
     print(f"{len(outdated)} outdated section(s) in {config.docs_dir}/")
     return 1 if args.check and outdated else 0
 
