@@ -165,9 +165,10 @@ class PageRenderer:
                 run_it = words(" To run it on a GPU yourself, {link} and choose a GPU runtime.", link=link)
         # A Markdown paragraph with its class in an attribute list, not a <p> of raw HTML: inside
         # tabs (`source="tabbed-left"`) markdown-exec indents the output, and indented raw HTML
-        # would land inside a paragraph of its own.
+        # would land inside a paragraph of its own. Left out of search: the same few words under every
+        # block were a twentieth of the index, which every page loads.
         shown = words("{place}: {how}", place=place, how=_inline(how_shown(result, self.language)))
-        return f"{shown}{run_it}\n{{: .{kind} }}"
+        return f'{shown}{run_it}\n{{: .{kind} data-search-exclude="" }}'
 
 
 def figure_path(page: str, block_id: str) -> str:

@@ -129,7 +129,7 @@ def test_output_is_boxed_apart_from_the_source_with_its_origin_linked_under_it()
     box = html[html.index('<div class="handbook-output') :]
     assert '<span class="filename">Output</span>' in box and "42" in box
     assert (
-        '<p class="handbook-origin"><a href="https://github.com/o/h/blob/abc123/docs/ch.md#L3" '
+        '<p class="handbook-origin" data-search-exclude=""><a href="https://github.com/o/h/blob/abc123/docs/ch.md#L3" '
         'title="This block in the handbook&#39;s repository"><code>docs/ch.md:3</code></a>: ran in this build.</p>'
     ) in box  # under the output
 
@@ -151,7 +151,7 @@ def test_inside_tabs_the_output_keeps_its_box_and_the_origin_its_paragraph():
     html = rendered(renderer, '```python exec="on" source="tabbed-left"\nprint(1)\n```\n')
     assert 'class="tabbed-set' in html and '<div class="handbook-output' in html
     assert "<p><p" not in html and "{:" not in html
-    assert '<p class="handbook-origin"><code>docs/ch.md:3</code>: ran in this build.</p>' in html
+    assert '<p class="handbook-origin" data-search-exclude=""><code>docs/ch.md:3</code>: ran in this build.</p>' in html
 
 
 @pytest.mark.parametrize(
@@ -165,7 +165,9 @@ def test_inside_tabs_the_output_keeps_its_box_and_the_origin_its_paragraph():
 )
 def test_the_origin_line_says_how_the_output_got_onto_the_page(status, from_cache, said):
     shown = under(PageRenderer("ch.md", []), BlockResult(status, "out", block=BLOCK, from_cache=from_cache))
-    assert f'<p class="handbook-origin"><code>docs/ch.md:3</code>: {said}</p>' in shown  # no repository: no link
+    assert (
+        f'<p class="handbook-origin" data-search-exclude=""><code>docs/ch.md:3</code>: {said}</p>' in shown
+    )  # no repository: no link
 
 
 def test_without_a_commit_or_for_an_uncommitted_file_the_origin_is_plain_text():
@@ -190,7 +192,8 @@ def test_a_gpu_block_has_one_note_under_its_output_naming_the_gpu_and_its_origin
     shown = under(renderer, BlockResult(Status.GPU_RECORDED, "0", block=BLOCK, gpu=gpu))
     assert shown.count("<p class=") == 1 and shown.index("handbook-output") < shown.index("handbook-origin")
     assert (
-        '<p class="handbook-origin handbook-gpu"><code>docs/ch.md:3</code>: GPU-only block, not run in this build. '
+        '<p class="handbook-origin handbook-gpu" data-search-exclude=""><code>docs/ch.md:3</code>: '
+        "GPU-only block, not run in this build. "
         "Output recorded on NVIDIA H200 with torch 2.13.0+cu130 on 2026-11-29. To run it on a GPU yourself, "
         '<a href="https://colab.research.google.com/github/o/h/x.ipynb">open this chapter in Colab</a>'
     ) in shown
