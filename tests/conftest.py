@@ -278,19 +278,16 @@ def browser():
 @pytest.fixture(scope="session")
 def site_url():
     """The built site/ served on localhost."""
-    from site_browser import SITE, serve, stale
+    from site_browser import SITE, served_site
 
-    problem = stale(SITE)
-    assert problem is None, problem
-    server = serve(SITE)
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with served_site(SITE) as url:
+        yield url
 
 
 # What makes a test part of the full layer rather than `make test-fast`: a fixture that builds a
 # project or reads a built site (these build, run pages, or open Chromium), or a module marked
 # `pytestmark = pytest.mark.full` (it runs pages or processes itself).
-FULL_FIXTURES = {"project", "recorded", "deployed", "tree_copy", "browser", "site_url"}
+FULL_FIXTURES = {"project", "recorded", "deployed", "tree_copy", "browser", "site_url", "zh_site_url"}
 
 
 def pytest_collection_modifyitems(config, items):

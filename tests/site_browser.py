@@ -6,6 +6,7 @@ localhost. The fixtures built on these (`browser`, `site_url`) are in conftest.p
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -64,6 +65,18 @@ def serve(directory: Path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+@contextlib.contextmanager
+def served_site(site: Path):
+    """The address of `site` served on localhost, once it is known to be the tree's own build."""
+    problem = stale(site)
+    assert problem is None, problem
+    server = serve(site)
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
 
 
 def screenshot(page, name: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from site_browser import ARTIFACTS, CSP_LISTENER, EDITION_SITES, SITE, blocked_by_policy, serve, site_pages, stale
+from site_browser import ARTIFACTS, CSP_LISTENER, EDITION_SITES, SITE, blocked_by_policy, served_site, site_pages, stale
 from site_links import Site, report
 from test_accessibility import AXE_CONTEXT, blocking_report, run_axe
 from test_accessibility import axe_script as axe_script  # a fixture, used by name
@@ -49,11 +49,8 @@ QUERIES = {
 
 @pytest.fixture(scope="module")
 def zh_site_url():
-    problem = stale(ZH_SITE)
-    assert problem is None, problem
-    server = serve(ZH_SITE)
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with served_site(ZH_SITE) as url:
+        yield url
 
 
 def test_every_english_page_has_a_translation_with_the_same_blocks_and_sections():
