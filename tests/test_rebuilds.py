@@ -104,13 +104,13 @@ def test_under_serve_dirty_a_snippet_edit_renders_its_page_again_and_nothing_els
         other = project.root / "docs/other.md"
         other.write_text(other.read_text().replace("No block here.", "No block here, edited."))
         log.wait_for("pages whose inputs changed, rendered again: other.md")
-        log.wait_for("Documentation built")
+        log.wait_for_rebuild()
         # The snippet's code changes, its page's Markdown does not: MkDocs' own rule would skip it.
         snippet.write_text(
             snippet.read_text().replace("t = torch.arange(6).view(2, 3)", "t = torch.arange(6).view(2, 3)  # 2 rows")
         )
         log.wait_for("pages whose inputs changed, rendered again: demo.md")
-        log.wait_for("Documentation built")
+        log.wait_for_rebuild()
         page = served("demo/")
         index = json.loads(served("search/search_index.json"))
     finally:
