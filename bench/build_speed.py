@@ -9,6 +9,9 @@ has imported torch stays up between builds. Phases, in order:
 4. rebuild after editing one block of one page;
 5. `make serve` on the tree, as a writer runs it: the time from saving a one-line prose edit,
    then a snippet edit, until the served page shows it (`reload_prose_s`, `reload_snippet_s`);
+   then `render_s`: a render-only build as a writer runs one on a tree built before, a fresh
+   `HANDBOOK_EXECUTE=0 mkdocs build` process with the caches warm (phase 1's build, on empty
+   caches and in this process, finds every source link's symbol in the torch sources);
 6. clean build again, every cache emptied but the page history the builds before wrote: pages
    run side by side only within the peaks they reached before (`runner.PEAK_SHARE`), and
    `peak_over_heaviest` is this build's peak over the heaviest page's alone;
@@ -179,6 +182,14 @@ class Served:
         self.log.close()
 
 
+def render_only_seconds(root: Path) -> float:
+    """`HANDBOOK_EXECUTE=0 mkdocs build` on the tree, in a process of its own, start to end."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "--site-dir", str(root / "site-render-only")]
+    started = time.perf_counter()
+    subprocess.run(command, cwd=root, env={**os.environ, "HANDBOOK_EXECUTE": "0"}, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
 def reload_seconds(root: Path, page: str, log: Path) -> tuple[float, float]:
     """Under `make serve`: seconds from saving a prose edit, then a snippet edit, to the served page showing it."""
     served = Served(root, log)
@@ -264,6 +275,8 @@ def main() -> int:
     edited = build(root)
     memory.phase = "make serve"
     reload_prose, reload_snippet = reload_seconds(root, args.page, work / "serve.log")
+    memory.phase = "render-only build, caches warm"
+    render_warm = render_only_seconds(root)
     empty_caches_but_the_page_history(caches)
     memory.phase = KNOWN_PEAKS
     known = build(root)
@@ -278,7 +291,8 @@ def main() -> int:
         return f"{memory.phase_peaks[phase] / 2**20:.0f}" if phase in memory.phase_peaks else ""
 
     rows = [  # (measurement, seconds, the phase whose peak memory it shows)
-        ("render-only build (no execution)", render, "render-only build"),
+        ("render-only build (no execution), empty caches", render, "render-only build"),
+        ("render-only build, caches warm, own process", render_warm, "render-only build, caches warm"),
         ("serial execution, sum over pages", serial, None),
         ("clean build (empty caches)", clean, "clean build"),
         ("clean build, page peaks known", known, KNOWN_PEAKS),
@@ -314,7 +328,7 @@ def main() -> int:
     print(f"edit_over_page: {edited / (pages[args.page] + render):.2f}")
     heaviest = max(pages, key=lambda page: memory.phase_peaks.get(f"serial execution of {page}", 0))
     heaviest_peak = memory.phase_peaks[f"serial execution of {heaviest}"]
-    print(f"render_s: {render:.2f}")
+    print(f"render_s: {render_warm:.2f}  (caches warm, own process; empty caches, in this process: {render:.2f})")
     print(f"reload_prose_s: {reload_prose:.2f}")
     print(f"reload_snippet_s: {reload_snippet:.2f}")
     print(f"reload_snippet_goal_s: {pages[args.page] + 3:.2f}  ({args.page} run alone, + 3 s)")

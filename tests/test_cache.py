@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from handbook.environment import Environment
+from handbook.execution import page_history
 from handbook.execution.blocks import Block, Page
 from handbook.execution.cache import CacheError, ExecutionCache, cache_key, check_cache_root
 from handbook.execution.results import BlockRun
@@ -127,8 +128,9 @@ def test_two_builds_in_one_tree_at_once_both_succeed_and_share_the_caches(projec
     for site in ("site-a", "site-b"):
         assert "tensor(6)" in (project.root / site / "page4/index.html").read_text()
     history = json.loads((project.root / ".cache/page-history.json").read_text())
-    assert sorted(history["seconds"]) == sorted(history["peak_bytes"]) == [f"page{n}.md" for n in range(1, 5)]
-    assert all(peak > 2**20 for peak in history["peak_bytes"].values())  # a page's Python holds more than a MiB
+    peaks = history[page_history.PEAKS_KEY]
+    assert sorted(history["seconds"]) == sorted(peaks) == [f"page{n}.md" for n in range(1, 5)]
+    assert all(peak > 2**20 for peak in peaks.values())  # a page's Python holds more than a MiB
     entries = list((project.root / ".cache/exec").rglob("*"))
     assert len([e for e in entries if e.suffix == ".json"]) == 4 and not [e for e in entries if e.suffix == ".tmp"]
     shutil.rmtree(project.root / ".cache/runs")  # the execute step's record: with it, a build runs nothing

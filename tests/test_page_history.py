@@ -16,3 +16,9 @@ def test_an_unreadable_or_old_history_is_an_empty_one(tmp_path):
         (tmp_path / "history.json").write_text(text)
         history = PageHistory(tmp_path / "history.json")
         assert history.seconds == {} and history.peaks == {}
+
+
+def test_peaks_written_as_resident_sizes_are_not_read_as_proportional_ones(tmp_path):
+    (tmp_path / "history.json").write_text('{"seconds": {"a.md": 2.5}, "peak_bytes": {"a.md": 1000}}')
+    history = PageHistory(tmp_path / "history.json")
+    assert history.seconds == {"a.md": 2.5} and history.peaks == {}

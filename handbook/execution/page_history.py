@@ -10,6 +10,7 @@ from pathlib import Path
 from handbook.tree_files import write_atomically
 
 FILE_NAME = "page-history.json"  # in the cache directory
+PEAKS_KEY = "proportional_peak_bytes"
 
 
 class PageHistory:
@@ -18,7 +19,8 @@ class PageHistory:
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))
             self.seconds: dict[str, float] = dict(stored["seconds"])
-            self.peaks: dict[str, int] = dict(stored["peak_bytes"])
+            # Proportional set sizes; a history written before they were (resident sizes) has no peaks.
+            self.peaks: dict[str, int] = dict(stored.get(PEAKS_KEY, {}))
         except (OSError, ValueError, KeyError, TypeError):
             self.seconds, self.peaks = {}, {}
 
@@ -33,7 +35,7 @@ class PageHistory:
 
     def save(self) -> None:
         try:
-            text = json.dumps({"seconds": self.seconds, "peak_bytes": self.peaks}, indent=1, sort_keys=True)
+            text = json.dumps({"seconds": self.seconds, PEAKS_KEY: self.peaks}, indent=1, sort_keys=True)
             write_atomically(self.path, text)
         except OSError:
             pass  # a hint only

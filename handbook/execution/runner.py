@@ -35,6 +35,7 @@ from handbook.execution.status import Status
 DEFAULT_TIMEOUT = 120.0
 MAX_OUTPUT_BYTES = page_process.MAX_OUTPUT_BYTES
 WATCH_SECONDS = 0.1  # how often each page's memory is measured
+PEAK_WATCH_SECONDS = 0.5  # how often its proportional set size is (slower to read: ~5 ms a process)
 # How long a page whose pipe closed may take to exit before it counts as still running, and how long
 # an ended page may take to exit.
 EXIT_SECONDS = 2.0
@@ -99,11 +100,14 @@ class _Running:
     started: float = 0.0
     finished: bool = False
     next_watch: float = 0.0
+    next_peak_watch: float = 0.0
     started_by: dict[int, int] = field(default_factory=dict)  # pid -> block index, as the page saw it
     known: dict[int, psutil.Process] = field(default_factory=dict)  # its descendants, as last measured
     figures: dict[int, bytes] = field(default_factory=dict)  # block index -> its figure file, as the page sent it
-    # Bytes: the most its processes held at once, as measured: their resident sizes summed, cheap
-    # to read every time (PSS takes ~35 ms a GiB), an upper bound that counts shared pages in each.
+    # Bytes: the most its processes held at once, as their proportional set sizes summed (memory they
+    # share, torch's pages inherited from the zygote above all, counted once), what the build's own
+    # memory is measured in (`make bench`). Resident sizes would count a page's fork-started workers'
+    # shared torch once each and make a page with eight workers look heavier than a compiler's page.
     peak: int = 0
 
     def memory_limit(self) -> tuple[int, str]:
@@ -462,10 +466,11 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     state.next_watch = now + WATCH_SECONDS
     memory, below = processes.tree_memory(state.pid)
     state.known.update((process.pid, process) for process in below)
-    state.peak = max(state.peak, memory)
     limit, source = state.memory_limit()
-    if memory > limit:  # resident memory counts what the processes share once each: count it once
+    if memory > limit or now >= state.next_peak_watch:  # resident memory counts what they share once each
         memory = processes.proportional_memory(state.pid, below)
+        state.peak = max(state.peak, memory)
+        state.next_peak_watch = now + PEAK_WATCH_SECONDS
     if memory > limit:
         return Status.MEMORY, (
             f"its processes held {_size(memory)} of memory (their proportional set size: memory they share "
