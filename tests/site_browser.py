@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import threading
 from pathlib import Path
+from urllib.parse import urlparse
 
 from handbook.environment import installed_torch
 from handbook.execution.tree_guard import tree_digest
@@ -100,6 +101,20 @@ def site_pages(site: Path = SITE) -> list[str]:
         ("" if path.parent == site else path.parent.relative_to(site).as_posix() + "/")
         for path in site.rglob("index.html")
     )
+
+
+def requests_outside(page, site_url: str) -> list[str]:
+    """The addresses `page` requests from now on outside the site at `site_url` (data: URLs are inside),
+    in a list that grows as it loads."""
+    site = urlparse(site_url).netloc
+    outside: list[str] = []
+
+    def seen(request) -> None:
+        if urlparse(request.url).netloc not in {site, ""} and not request.url.startswith("data:"):
+            outside.append(request.url)
+
+    page.on("request", seen)
+    return outside
 
 
 def blocked_by_policy(page) -> list[str]:

@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
-from site_browser import ARTIFACTS, CSP_LISTENER, NARROW, SITE, blocked_by_policy, screenshot, serve, site_pages
+from site_browser import (
+    ARTIFACTS,
+    CSP_LISTENER,
+    NARROW,
+    SITE,
+    blocked_by_policy,
+    requests_outside,
+    screenshot,
+    serve,
+    site_pages,
+)
 
 from handbook.execution.blocks import scan_docs
 
@@ -33,17 +42,10 @@ def page(browser):
 
 
 def test_home_loads_without_errors_or_outside_requests(page, site_url):
-    errors, outside = [], []
+    errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "request",
-        lambda request: (
-            urlparse(request.url).netloc not in {urlparse(site_url).netloc, ""}
-            and not request.url.startswith("data:")
-            and outside.append(request.url)
-        ),
-    )
+    outside = requests_outside(page, site_url)
     page.goto(site_url + "/", wait_until="networkidle")
     screenshot(page, "home")
     assert "PyTorch Internals, executed" in page.title()

@@ -12,7 +12,17 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from site_browser import ARTIFACTS, CSP_LISTENER, EDITION_SITES, SITE, blocked_by_policy, served_site, site_pages, stale
+from site_browser import (
+    ARTIFACTS,
+    CSP_LISTENER,
+    EDITION_SITES,
+    SITE,
+    blocked_by_policy,
+    requests_outside,
+    served_site,
+    site_pages,
+    stale,
+)
 from site_links import Site, report
 from test_accessibility import AXE_CONTEXT, blocking_report, run_axe
 from test_accessibility import axe_script as axe_script  # a fixture, used by name
@@ -159,15 +169,7 @@ def test_every_chinese_page_loads_offline_under_the_sites_policy(browser, zh_sit
     context = browser.new_context()
     context.add_init_script(CSP_LISTENER)
     page = context.new_page()
-    outside = []
-    page.on(
-        "request",
-        lambda request: (
-            urlparse(request.url).netloc not in {urlparse(zh_site_url).netloc, ""}
-            and not request.url.startswith("data:")
-            and outside.append(request.url)
-        ),
-    )
+    outside = requests_outside(page, zh_site_url)
     blocked = {}
     for path in site_pages(ZH_SITE):
         page.goto(f"{zh_site_url}/{path}", wait_until="networkidle")
