@@ -81,7 +81,7 @@ def deploy(args: argparse.Namespace) -> int:
         )
         return 1
     release = installed_torch().release
-    for config in args.configs:  # one build per language, each under its own prefix of the branch
+    for config in args.configs or LANGUAGE_CONFIGS:  # one build per language, each under its own prefix of the branch
         prefix = deploy_prefix(read_config(args.root / config).language).rstrip("/")
         command = deploy_command(args.root, release, args.branch, config, prefix)
         print(" ".join(command))
@@ -158,7 +158,7 @@ def parser() -> argparse.ArgumentParser:
     )
     deployer.set_defaults(run=deploy)
     translator = commands.add_parser("translations", help="list outdated translated sections; --mark PAGE")
-    translator.add_argument("--config", default="mkdocs.zh.yml", help="the translation's configuration")
+    translator.add_argument("--config", default=LANGUAGE_CONFIGS[1], help="the translation's configuration")
     translator.add_argument("--mark", action="append", help="record PAGE (path under its docs_dir) as up to date")
     translator.add_argument("--check", action="store_true", help="exit 1 if any section is outdated")
     translator.set_defaults(run=translations)
@@ -171,8 +171,6 @@ def parser() -> argparse.ArgumentParser:
 def main() -> int:
     args = parser().parse_args()
     args.root = args.root.resolve()
-    if getattr(args, "configs", False) is None:
-        args.configs = list(LANGUAGE_CONFIGS)
     try:
         return args.run(args)
     except (InputError, SettingError) as error:  # bad input: its message names the place
