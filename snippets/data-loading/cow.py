@@ -47,7 +47,13 @@ class Touching(Dataset):
         return torch.tensor([uss1 - uss0, pss1 - pss0], dtype=torch.int64)
 
 
+both_started = mp.Barrier(2)  # created before the workers are forked: they share it
+
+
 def record_start(worker_id):
+    # Measure once both workers exist: forking the second shares the main process's pages once
+    # more, which would lower the PSS of a worker that had measured itself before.
+    both_started.wait(timeout=60)
     get_worker_info().dataset.start = memory_kb()
 
 
