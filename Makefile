@@ -46,6 +46,11 @@ environment: $(INSTALLED)
 environment-%:
 	@$(MAKE) --no-print-directory environment TORCH=$*
 
+# `make edition-<release>`: that release's environment, then its edition built (both languages)
+# into .cache/site-<release>, where the tests look for it (tests/site_browser.py).
+edition-%: environment-%
+	@$(MAKE) --no-print-directory build TORCH=$* SITE=.cache/site-$*
+
 # --dirty: a rebuild renders only the pages an edit changed (handbook/rebuilds.py).
 SERVE_ADDR ?= 127.0.0.1:8000
 serve: $(INSTALLED)
@@ -102,16 +107,18 @@ $(AXE): package.json package-lock.json
 	touch $@
 
 # The strict build first: it fills the execution cache that the per-block test items
-# reuse. Every other supported torch is built against its own recordings too; their
-# environments install while the first build runs (pip waits on the network and the disk,
-# the build on the CPU).
+# reuse. Every other supported torch is built against its own recordings too, as soon as its
+# environment has installed (pip waits on the network and the disk, a build on the CPU), beside
+# the first build and each other: one build leaves a core idle while a heavy page runs alone
+# (the pages of one build share the machine within one page's memory, handbook/execution/runner.py).
+# Each build's output is printed whole when it ends (--output-sync). In the tests, a worker that
+# runs out takes tests the other has not started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
 test: $(INSTALLED) $(AXE)
-	@$(MAKE) --no-print-directory -j 3 build $(addprefix environment-,$(OTHER_RELEASES))
-	@for torch in $(OTHER_RELEASES); do $(MAKE) --no-print-directory build TORCH=$$torch SITE=.cache/site-$$torch || exit 1; done
+	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 build $(addprefix edition-,$(OTHER_RELEASES))
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 -m "not other_python" --durations=25 tests README.md
+	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 2 --dist worksteal -m "not other_python" --durations=25 tests README.md
 	$(PYTHON) -m handbook translations
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a

@@ -294,3 +294,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if FULL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.full)
+    # The full layer first (a test of it runs for seconds to a minute), the unit layer last: the
+    # workers then end together, on tests of milliseconds, not one on a notebook while one waits.
+    items.sort(key=lambda item: item.get_closest_marker("full") is None)

@@ -24,7 +24,7 @@ from site_browser import (
     stale,
 )
 from site_links import Site, report
-from test_accessibility import AXE_CONTEXT, blocking_report, run_axe
+from test_accessibility import AXE_CONTEXT, AXE_PAGE_LOAD, blocking_report, run_axe
 from test_accessibility import axe_script as axe_script  # a fixture, used by name
 
 from handbook.execution.blocks import scan_docs
@@ -155,7 +155,7 @@ def test_every_chinese_page_has_no_serious_axe_violation(browser, zh_site_url, a
     page = context.new_page()
     found = {}
     for path in pages:
-        page.goto(f"{zh_site_url}/{path}", wait_until="networkidle")
+        page.goto(f"{zh_site_url}/{path}", wait_until=AXE_PAGE_LOAD)
         found[path] = run_axe(page, axe_script)["violations"]
     context.close()
     (ARTIFACTS / "axe-zh.json").write_text(json.dumps(found, indent=1))
