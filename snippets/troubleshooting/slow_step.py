@@ -38,14 +38,23 @@ def step(make_batch, start):
         sgd.step()
 
 
+def profiled_steps():
+    """Four steps under the profiler: the share of their time in 'data', and the profile."""
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for start in (0, 64, 128, 192):
+            step(batch_per_item, start)
+    rows = {r.key: r for r in prof.key_averages()}
+    data, train = rows["data"].cpu_time_total, rows["train"].cpu_time_total
+    return data / (data + train), prof
+
+
 for start in (0, 64):                                     # warm-up
     step(batch_per_item, start)
-with profile(activities=[ProfilerActivity.CPU]) as prof:
-    for start in (0, 64, 128, 192):
-        step(batch_per_item, start)
-rows = {r.key: r for r in prof.key_averages()}
-data, train = rows["data"].cpu_time_total, rows["train"].cpu_time_total
-print(f"share of the step in the 'data' range: {data / (data + train):.2f} (measured; claim: > 0.25)")
+# A range's time is wall-clock time: a busy machine that pauses this process inside one range
+# skews one profile, not the median of five.
+shares, profiles = zip(*(profiled_steps() for _ in range(5)))
+prof = profiles[-1]
+print(f"share of the step in the 'data' range: {statistics.median(shares):.2f} (measured; claim: > 0.25)")
 calls = Counter(e.name for e in prof.events() if e.cpu_parent is not None and e.cpu_parent.name == "data")
 print("operators called directly in 'data', 4 steps:", dict(calls.most_common(4)))
 # --8<-- [end:slow_step]
