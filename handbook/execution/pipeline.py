@@ -56,9 +56,10 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault("MPLCONFIGDIR", str(caches / "matplotlib"))
     # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    # C++ compiles take turns across pages (why: compilers/one-compile-at-a-time), where
-    # util-linux's flock exists (not on macOS: there compiles run as they come).
-    os.environ.setdefault(switches.COMPILE_LOCK, str(caches / "compile.lock"))
+    # C++ compiles take turns across a build's pages (why: compilers/one-compile-at-a-time), where
+    # util-linux's flock exists (not on macOS: there compiles run as they come). One lock per torch:
+    # the editions `make test` builds side by side each hold their own pages' memory in check.
+    os.environ.setdefault(switches.COMPILE_LOCK, str(caches / f"compile-{installed_torch().version}.lock"))
     # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
     # those, and the lock file, must exist before a page's mounts are made.
     os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
