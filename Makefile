@@ -107,17 +107,18 @@ $(AXE): package.json package-lock.json
 	touch $@
 
 # The strict build first: it fills the execution cache that the per-block test items
-# reuse. Every other supported torch is built against its own recordings too, as soon as its
-# environment has installed (pip waits on the network and the disk, a build on the CPU), beside
-# the first build and each other: one build leaves a core idle while a heavy page runs alone
-# (the pages of one build share the machine within one page's memory, handbook/execution/runner.py).
+# reuse. Every other supported torch is built against its own recordings too. The environments
+# install at once (pip waits on the network and the disk, a build on the CPU) and each edition
+# builds as soon as its own has, beside the others: one build leaves a core idle while a heavy
+# page runs alone (the pages of one build share the machine within one page's memory,
+# handbook/execution/runner.py).
 # Each build's output is printed whole when it ends (--output-sync). The tests run in three
 # workers on two cores: many wait (a browser loading a page, a server rebuilding, a subprocess),
 # and a third keeps the cores busy meanwhile; a worker that runs out takes tests another has not
 # started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
-test: $(INSTALLED) $(AXE)
-	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 build $(addprefix edition-,$(OTHER_RELEASES))
+test:
+	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) build $(addprefix edition-,$(OTHER_RELEASES))
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md
