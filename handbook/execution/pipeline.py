@@ -37,12 +37,13 @@ COMPILERS = Path(__file__).parent / "compilers"
 def prepare_page_processes(root: Path) -> None:
     """Settings every page process inherits, in this process's environment; before the fork server starts."""
     caches = cache_root(root)
+    torch_version = installed_torch().version  # extensions and compile locks are each torch's own
     # One Inductor cache per ATEN_CPU_CAPABILITY: its FX graph cache, filled by an AVX2 build, hands
     # a build under `ATEN_CPU_CAPABILITY=default` vectorised kernels that no longer compile there.
     capability = os.environ.get("ATEN_CPU_CAPABILITY", "").lower() or "native"
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(caches / "inductor" / capability))
     # One directory per torch: an extension built against one torch must not be loaded by another.
-    os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(caches / "torch_extensions" / installed_torch().version))
+    os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(caches / "torch_extensions" / torch_version))
     # One compile worker per page: pages already run in parallel, one per core.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     # Set and dict-of-str orders must not change between builds.
@@ -59,7 +60,7 @@ def prepare_page_processes(root: Path) -> None:
     # C++ compiles take turns across a build's pages (why: compilers/one-compile-at-a-time), where
     # util-linux's flock exists (not on macOS: there compiles run as they come). One lock per torch:
     # the editions `make test` builds side by side each hold their own pages' memory in check.
-    os.environ.setdefault(switches.COMPILE_LOCK, str(caches / f"compile-{installed_torch().version}.lock"))
+    os.environ.setdefault(switches.COMPILE_LOCK, str(caches / f"compile-{torch_version}.lock"))
     # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
     # those, and the lock file, must exist before a page's mounts are made.
     os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
