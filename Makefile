@@ -23,7 +23,7 @@ INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: environment serve serve-zh translations translated build execute properdocs test test-fast pythons portability goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: environment serve serve-zh translations translated build execute properdocs test test-fast pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -123,6 +123,7 @@ test:
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md
 	$(PYTHON) -m handbook translations
+	$(PYTHON) tools/headroom.py $(SITE) $(addprefix .cache/site-,$(OTHER_RELEASES))
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a
 # minute); `make test` runs it too, with everything else.
@@ -142,6 +143,12 @@ pythons: $(INSTALLED)
 # =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.
 portability: $(INSTALLED)
 	$(PYTHON) tools/portability.py
+
+# A hunt for outputs that vary between runs: every page run three times with the execution cache off,
+# each under other conditions (tools/steadiness.py); reports each block whose output differed. About
+# 15 to 30 minutes an edition on 2 cores: a CI job (the workflow's steadiness job), not part of `make test`.
+steadiness: $(INSTALLED)
+	$(CONTAINED) $(PYTHON) tools/steadiness.py
 
 goldens: $(INSTALLED)
 	$(PYTHON) -m handbook goldens

@@ -28,6 +28,7 @@ def check_site(project):
 def test_the_plugins_build_of_this_tree_passes_the_check(built):
     report = json.loads((built.root / "site/execution-report.json").read_text())
     assert [(b["page"], b["status"]) for b in report["blocks"]] == [("demo.md", "cached")]  # run by goldens
+    assert report["blocks"][0]["timeout"] == 120  # beside its seconds: the headroom tools/headroom.py reports
     result = check_site(built)
     assert result.returncode == 0, result.stderr
 

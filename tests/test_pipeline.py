@@ -115,3 +115,16 @@ def test_given_runs_stand_for_a_page_only_when_they_cover_all_its_blocks(tmp_pat
     runs, to_run = _cached_runs([page, other], cache, {"ch.md": "a" * 64, "other.md": "b" * 64}, False, given)
     assert runs == {"ch.md": given["ch.md"]}
     assert [job.page for job in to_run] == ["other.md"]
+
+
+def test_pages_hash_strings_with_seed_0_whatever_the_build_inherited(monkeypatch, tmp_path):
+    """A reader's shell with PYTHONHASHSEED=random would otherwise reorder every printed set of strings
+    (`make steadiness` runs each build with a random one)."""
+    import os
+
+    from handbook.execution.pipeline import prepare_page_processes
+
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # what prepare_page_processes sets, undone
+    monkeypatch.setenv("PYTHONHASHSEED", "random")
+    prepare_page_processes(tmp_path)
+    assert os.environ["PYTHONHASHSEED"] == "0"

@@ -46,8 +46,9 @@ def prepare_page_processes(root: Path) -> None:
     os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(caches / "torch_extensions" / torch_version))
     # One compile worker per page: pages already run in parallel, one per core.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    # Set and dict-of-str orders must not change between builds.
-    os.environ.setdefault("PYTHONHASHSEED", "0")
+    # Set and dict-of-str orders must not change between builds, nor with a reader's shell (whose
+    # PYTHONHASHSEED=random would otherwise reach every page): always 0, whatever the build inherited.
+    os.environ["PYTHONHASHSEED"] = "0"
     # Figures (README, "Figures"): drawn off-screen, with the handbook's matplotlibrc (a fixed hash salt,
     # text as text, one font), dated by no clock; matplotlib's font cache is built once, not per page
     # (building it prints a line, and takes seconds).

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.results import SiteRun
+from handbook.execution.runner import block_timeout
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import tree_digest
 from handbook.tree_files import write_atomically
@@ -29,6 +30,7 @@ def report_data(site: SiteRun, tree: str = "") -> dict:
                 "status": r.status.value,
                 "recording": r.recording,
                 "seconds": round(r.seconds, 4),
+                "timeout": block_timeout(r.block.options),  # a block should use at most half (`tools/headroom.py`)
                 **({"gpu": {"device": r.gpu.device, "torch": r.gpu.torch, "recorded": r.gpu.date}} if r.gpu else {}),
             }
             for r in site.all_results()

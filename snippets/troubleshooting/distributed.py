@@ -23,13 +23,13 @@ def _rank(fn, rank, tmp, env, results):
     torch.set_num_threads(torch.get_num_threads())
     log = os.open(os.path.join(tmp, f"rank{rank}.log"), os.O_WRONLY | os.O_CREAT, 0o600)
     os.dup2(log, 1)  # ranks never print: the parent prints their results in rank order
-    os.dup2(log, 2)  # (rank 1's timeout, 2 s, runs out first: rank 0 has 5 s)
+    os.dup2(log, 2)  # (rank 1's timeout, 2 s, runs out first: rank 0 has 20 s)
     os.environ.update({"GLOO_SOCKET_IFNAME": "lo0" if sys.platform == "darwin" else "lo", **env})
     os.environ["TORCH_DIST_INIT_BARRIER"] = "1"  # init returns once both ranks are connected
     dist.set_debug_level_from_env()  # torch read TORCH_DISTRIBUTED_DEBUG when it was imported
     try:
         dist.init_process_group(
-            "gloo", init_method=f"file://{tmp}/store", rank=rank, world_size=2, timeout=timedelta(seconds=5 - 3 * rank)
+            "gloo", init_method=f"file://{tmp}/store", rank=rank, world_size=2, timeout=timedelta(seconds=2 if rank else 20)
         )
         try:
             result = fn(rank)
