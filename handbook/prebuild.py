@@ -216,7 +216,7 @@ class Edition:
         return render(markdown, self.release, self.python, where=f"{self.docs_dir}/{page}")
 
     def quoted(self, markdown: str, page: str) -> QuotedProse:
-        return resolve_quotes(markdown, page, self.output_of)
+        return resolve_quotes(markdown, page, self.output_of, self.docs_dir)
 
     def output_of(self, page: str, block_id: str) -> str | None:
         return next((r.output for r in self.site.results.get(page, []) if r.block.id == block_id), None)
@@ -276,6 +276,7 @@ class Edition:
             other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
             figure_urls=figure_urls or {},
             language=self.config.language,
+            docs_dir=self.docs_dir,
         )
 
     def render_inputs(self) -> dict[str, str]:
@@ -334,9 +335,12 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     config = read_config(config_file or root / CONFIG_FILE)
     check_cache_root(cache_root(root))
     pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
-    linker = SourceLinker(SourceTree(root), config.language)
+    linker = SourceLinker(SourceTree(root), config.language, config.docs_dir)
     shown = scan_docs(root, config.docs_dir)
-    pages = scan_docs(root, config.blocks_dir) if config.translates else shown
+    # A translation runs its original's blocks (the same, byte for byte: checked below), named as its own pages.
+    pages = (
+        [page.shown_in(config.docs_dir) for page in scan_docs(root, config.blocks_dir)] if config.translates else shown
+    )
     empty = SiteRun(pipeline.page_environment(root), pages)
     edition = Edition(root, config, empty, linker, chapters(root, config, shown), serving=serving)
     if config.translates:

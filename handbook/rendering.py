@@ -30,6 +30,7 @@ from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.markdown_structure import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 from handbook.messages import Words
+from handbook.tree_files import DOCS_DIR
 
 MAX_LINES = 80
 MAX_CHARS = 10_000
@@ -67,6 +68,7 @@ class PageRenderer:
     uncommitted: frozenset[str] = frozenset()  # repository paths that differ from `commit`
     figure_urls: dict[str, str] = field(default_factory=dict)  # block id -> its figure file, relative to the page
     language: str = "en"  # the site's: the notes' words are in it
+    docs_dir: str = DOCS_DIR  # where the page being rendered is (a translation's own), which messages name
     taken: set[int] = field(default_factory=set)
 
     @property
@@ -79,7 +81,9 @@ class PageRenderer:
             if index not in self.taken and result.block.code == wanted:
                 self.taken.add(index)
                 return result
-        raise UnmatchedBlock(f"docs/{self.page}: a rendered Python block was not found by the scan:\n{wanted[:300]}")
+        raise UnmatchedBlock(
+            f"{self.docs_dir}/{self.page}: a rendered Python block was not found by the scan:\n{wanted[:300]}"
+        )
 
     def not_rendered(self) -> list[str]:
         return [result.block.label for index, result in enumerate(self.results) if index not in self.taken]

@@ -15,8 +15,10 @@ from pathlib import Path
 
 from handbook.errors import InputError
 
+# Where the pages whose blocks run are, unless a site's configuration says otherwise.
+DOCS_DIR = "docs"
 # What a build publishes (docs/), runs (snippets/) and writes (recordings/).
-LINK_FREE = ("docs", "snippets", "recordings")
+LINK_FREE = (DOCS_DIR, "snippets", "recordings")
 
 
 class TreeError(InputError):

@@ -38,6 +38,13 @@ def test_the_place_names_the_page_the_block_and_the_snippet_line():
     assert place(result(Status.RAISED, index=2)) == "docs/demo.md, block 2 (block-2), snippets/demo/code.py:20"
 
 
+def test_in_a_translations_build_the_place_names_the_translated_page_and_the_codes_own_origin():
+    """A translation runs its original's blocks, shown as its own pages' (`Page.shown_in`)."""
+    (translated,) = Page("demo.md", (block(index=2),)).shown_in("docs-zh").blocks
+    shown = BlockResult(Status.RAISED, block=translated)
+    assert place(shown) == "docs-zh/demo.md, block 2 (block-2), snippets/demo/code.py:20"
+
+
 def test_a_failure_says_what_happened_where_then_its_error_indented():
     message = failure_message(result(Status.RAISED, error="Traceback (most recent call last):\nValueError: boom"))
     assert message.splitlines() == [

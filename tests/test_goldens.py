@@ -79,3 +79,29 @@ def test_goldens_refuse_an_id_that_leads_outside_the_recordings(project):
     assert result.returncode == 1
     assert "docs/demo.md:15 (block 3): block id '../../../X' cannot name a recording file" in result.stderr
     assert not list(project.root.parent.rglob("X.txt"))
+
+
+ON_AARCH64 = (
+    "import sys; import handbook.environment as environment; "
+    "environment.this_platform = lambda: 'linux-aarch64'; "  # before the engine imports it: all it sees
+    "from handbook.__main__ import main; sys.argv = ['handbook', 'goldens']; sys.exit(main())"
+)
+
+
+def test_goldens_on_a_platform_without_recordings_writes_its_overlay_not_the_shared_files(project):
+    """The real path (the command, `record`, `staged`) on another platform: what it prints differently
+    goes to that platform's overlay, which is marked recorded; the shared recordings stay as they were."""
+    project.write(
+        "docs/demo.md",
+        PAGE.format(changed='__import__("os").environ.get("PRINTED", "x86")', third="third"),
+    )
+    assert project.goldens().returncode == 0
+    shared = everything_under(project.root / "recordings")
+    arm = project.run("-c", ON_AARCH64, env={"PRINTED": "arm", "HANDBOOK_CACHE": "0"})
+    assert arm.returncode == 0, arm.stderr
+    after = everything_under(project.root / "recordings")
+    assert {path: after[path] for path in shared} == shared  # not one shared file changed
+    assert {path: text for path, text in after.items() if path not in shared} == {
+        "torch-2.13.0/platform-linux-aarch64/demo/changed.txt": "arm\n",
+        "torch-2.13.0/platform-linux-aarch64/platform": "linux-aarch64\n",
+    }

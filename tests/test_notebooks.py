@@ -161,7 +161,7 @@ def test_a_quoted_value_is_text_in_the_notebook_too():
 
     output = "value: [x](javascript:alert(1)) <img src=x onerror=alert(1)> *b*"
     markdown = 'It prints <!-- out b /value: (.*)/ -->.\n\n```python exec="on"\nprint(1)\n```\n'
-    quoted = resolve_quotes(markdown, "demo.md", lambda page, block: output)
+    quoted = resolve_quotes(markdown, "demo.md", lambda page, block: output, "docs")
     block = Block("demo.md", 1, "b", "print(1)", "docs/demo.md", 4, 3)
     notebook = chapter_notebook(quoted.markdown, Page("demo.md", (block,)), {"b": output}, "2.13.0", lambda t: t)
     [prose] = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import textwrap
@@ -255,3 +256,22 @@ def test_a_translation_whose_block_differs_fails_naming_it_and_keeps_the_recordi
     assert built.returncode != 0
     assert "docs-zh/t.md:" in built.stderr and "block 1" in built.stderr and "unchanged" in built.stderr
     assert project.recordings() == before
+
+
+@pytest.mark.full
+def test_a_translations_build_names_its_own_pages_in_every_message(translated_project):
+    """Its quotes, its source links and its blocks' failures: docs-zh/..., never the English file."""
+    project = translated_project
+    page = project.root / "docs-zh" / "t.md"
+    page.write_text(
+        page.read_text().replace("视图共享内存", "值是 <!-- out nosuch /x/ -->，见 [z](pytorch:nope.h)。视图共享内存", 1)
+    )
+    project.write("snippets/t.py", 'print("drifted")\n')  # the original's block, run by this build, drifts
+    built = project.run("-m", "mkdocs", "build", "--strict", "-f", "mkdocs.zh.yml")
+    assert built.returncode != 0
+    assert "docs-zh/t.md:" in built.stderr and "<!-- out nosuch /x/ -->: docs-zh/t.md has no block 'nosuch'" in (
+        built.stderr
+    )
+    assert re.search(r"docs-zh/t\.md:\d+: pytorch:nope\.h: ", built.stderr), built.stderr
+    assert "docs-zh/t.md, block 1 (t), snippets/t.py:1: the output differs from its recording" in built.stderr
+    assert "docs/t.md" not in built.stderr

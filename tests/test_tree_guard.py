@@ -42,22 +42,23 @@ def test_a_fifo_a_block_leaves_is_named_without_blocking_the_build(project):
 
 
 def test_the_guard_names_the_page_that_ended_and_those_beside_it(project):
+    """By their files as the build names them: a translation's build names its own pages (docs-zh/)."""
     guard = TreeGuard(project.root)
-    assert guard.unchanged("a.md", ["b.md"])
+    assert guard.unchanged("docs-zh/a.md", ["docs-zh/b.md"])
     project.write("recordings/torch-2.13.0/a/x.txt", "rewritten\n")
-    assert not guard.unchanged("a.md", ["b.md", "c.md"])
-    assert not guard.unchanged("b.md", [])  # once changed, nothing more is kept from the build
+    assert not guard.unchanged("docs-zh/a.md", ["docs-zh/b.md", "docs-zh/c.md"])
+    assert not guard.unchanged("docs-zh/b.md", [])  # once changed, nothing more is kept from the build
     with pytest.raises(TreeChangedError) as raised:
-        guard.raise_if_changed(["a.md", "b.md", "c.md"])
+        guard.raise_if_changed(["docs-zh/a.md", "docs-zh/b.md", "docs-zh/c.md"])
     assert (
-        "when docs/a.md ended (or a page running beside it: docs/b.md, docs/c.md): "
+        "when docs-zh/a.md ended (or a page running beside it: docs-zh/b.md, docs-zh/c.md): "
         "recordings/torch-2.13.0/a/x.txt (added)"
     ) in str(raised.value)
 
 
 def test_a_change_after_the_last_page_ended_is_found_too(project):
     guard = TreeGuard(project.root)
-    assert guard.unchanged("a.md", [])
+    assert guard.unchanged("docs/a.md", [])
     project.write("docs/late.md", "# Written by a process the page left\n")
     with pytest.raises(TreeChangedError, match=r"after the pages ended \(by a process one of them left: docs/a.md\)"):
-        guard.raise_if_changed(["a.md"])
+        guard.raise_if_changed(["docs/a.md"])

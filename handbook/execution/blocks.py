@@ -7,6 +7,7 @@ file line. Rendering later matches blocks by their expanded code.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pymdownx.superfences import RE_NESTED_FENCE_START, RE_OPTIONS
 from handbook.errors import InputError
 from handbook.execution.figures import check_name
 from handbook.markdown_structure import FenceError, fences, section_of_each_line
-from handbook.tree_files import confined, read_text, refuse_links
+from handbook.tree_files import DOCS_DIR, confined, read_text, refuse_links
 
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
 EXECUTED_LANGUAGES = {"python", "py"}
@@ -50,7 +51,7 @@ class BlockError(InputError):
 
 @dataclass(frozen=True)
 class Block:
-    page: str  # path under docs/, e.g. "tensors.md"
+    page: str  # path under its docs_dir, e.g. "tensors.md"
     index: int  # 1-based position among the page's executed blocks
     id: str
     code: str
@@ -59,6 +60,12 @@ class Block:
     page_line: int  # line of the opening fence in the page
     section: str = field(default="", compare=False)  # title of the `##` section holding the block
     options: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    docs_dir: str = field(default=DOCS_DIR, compare=False)  # the directory its page was scanned in
+
+    @property
+    def page_file(self) -> str:
+        """The page's repository-relative file, as every message names it (`docs-zh/tensors.md`)."""
+        return f"{self.docs_dir}/{self.page}"
 
     @property
     def origin(self) -> str:
@@ -90,8 +97,20 @@ class Block:
 
 @dataclass(frozen=True)
 class Page:
-    path: str  # under docs/
+    path: str  # under its docs_dir
     blocks: tuple[Block, ...]
+    docs_dir: str = DOCS_DIR
+
+    @property
+    def file(self) -> str:
+        """The page's repository-relative file, as every message names it (`docs-zh/tensors.md`)."""
+        return f"{self.docs_dir}/{self.path}"
+
+    def shown_in(self, docs_dir: str) -> Page:
+        """This page's blocks as a translation in `docs_dir` shows them (its blocks are these, byte for
+        byte): messages name the translated page, and each block's code keeps its origin."""
+        blocks = tuple(dataclasses.replace(block, docs_dir=docs_dir) for block in self.blocks)
+        return dataclasses.replace(self, blocks=blocks, docs_dir=docs_dir)
 
 
 def fence_header(header: str) -> tuple[str, dict[str, str]] | None:
@@ -313,10 +332,11 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             fence_line,
             sections[fence.first],
             options,
+            docs_dir,
         )
         blocks.append(block)
     check_includes(root, lines, page_file)  # those of text fences and prose, which pymdownx.snippets shows
-    return Page(page, tuple(blocks))
+    return Page(page, tuple(blocks), docs_dir)
 
 
 def check_options(options: dict[str, str], where: str) -> None:
@@ -364,7 +384,7 @@ def _region_id(target: str) -> str:
     return f"{stem}-{region}" if region else stem
 
 
-def scan_docs(root: Path, docs_dir: str = "docs", only: set[str] | None = None) -> list[Page]:
+def scan_docs(root: Path, docs_dir: str = DOCS_DIR, only: set[str] | None = None) -> list[Page]:
     """Every page's blocks; a link where the build publishes, runs or writes fails the scan first."""
     refuse_links(root)
     base = root / docs_dir

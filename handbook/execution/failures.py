@@ -11,7 +11,7 @@ from handbook.execution.status import Status
 
 def place(result: BlockResult) -> str:
     block = result.block
-    return f"docs/{block.page}, block {block.index} ({block.id}), {block.origin}"
+    return f"{block.page_file}, block {block.index} ({block.id}), {block.origin}"
 
 
 def failure_message(result: BlockResult) -> str:

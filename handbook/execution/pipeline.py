@@ -90,7 +90,7 @@ def _job(page: Page, cuda: bool) -> PageJob:
         try:
             timeout, memory = runner.block_timeout(b.options), runner.block_memory(b.options)
         except runner.SettingError as error:
-            raise BlockError(f"docs/{page.path}:{b.page_line} (block {b.index}): {error}") from error
+            raise BlockError(f"{page.file}:{b.page_line} (block {b.index}): {error}") from error
         blocks.append(
             BlockJob(
                 b.code,
@@ -149,6 +149,7 @@ def run_site(
     own = Recordings(root, env.release, python=env.python, platform=this_platform())
     recordings, compared_with = _recordings_to_check(own, selected)
     guard = TreeGuard(root)
+    files = {page.path: page.file for page in selected}  # what the guard's findings name
     keys = {page.path: cache_key(page, env) for page in selected}
     runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {})
 
@@ -157,7 +158,8 @@ def run_site(
             run.output = normalise(run.output, root)
             run.error = normalise(run.error, root)
         unfinished.discard(page_path)
-        if guard.unchanged(page_path, sorted(unfinished)):  # nothing is kept from a run that changed the tree
+        beside = [files[page] for page in sorted(unfinished)]
+        if guard.unchanged(files[page_path], beside):  # nothing is kept from a run that changed the tree
             cache.store(keys[page_path], page_runs)
         runs[page_path] = page_runs
         history.update(page_path, sum(run.seconds for run in page_runs), peak)
@@ -167,6 +169,7 @@ def run_site(
     unfinished = {job.page for job in to_run}  # the pages that may be running, should the tree change
 
     def check_tree(ran: list[str]) -> list[str]:
+        ran = [files[page] for page in ran]
         if not serving:
             guard.raise_if_changed(ran)
         return guard.look_last(ran)
@@ -255,7 +258,7 @@ def _recordings_to_check(own: Recordings, pages: list[Page]) -> tuple[Recordings
     recordings, compared_with = own, None
     if not own.exists and nearest_release(own.root, own.release):
         compared_with = nearest_release(own.root, own.release)
-        recordings = Recordings(own.root, compared_with, python=own.python, platform=own.platform)
+        recordings = own.with_changes(release=compared_with)
     recordings.remember(pages)
     return recordings, compared_with
 

@@ -159,6 +159,19 @@ class Recordings:
         self._remembered: dict[tuple[str, str, str], str | None] = {}  # see `remember`
         self._remembered_figures: dict[tuple[str, str, str], str | None] = {}
 
+    def with_changes(self, **changes) -> Recordings:
+        """These recordings with some of what places them changed (`release`, `directory`, `python`,
+        `platform`): the one way to copy them, so that a copy keeps every other field (a stage that
+        dropped the platform once wrote a platform's drift into the shared files)."""
+        fields = {
+            "root": self.root,
+            "release": self.release,
+            "directory": None if self.directory == self.home else self.directory,
+            "python": self.python,
+            "platform": self.platform,
+        }
+        return Recordings(**{**fields, **changes})
+
     def relative(self, path: Path) -> str:
         """Repository-relative, where the file is (or will be, once its stage is swapped in)."""
         return (self.home / path.relative_to(self.directory)).relative_to(self.root).as_posix()
@@ -183,9 +196,21 @@ class Recordings:
         """This platform's outputs were recorded (or need none: it is the recording platform)."""
         return _recorded(self.platform_overlay)
 
-    def _inside(self, overlay: Path | None, block: Block) -> Path | None:
-        """Where `overlay` holds its own recording of `block`, or would; None for no overlay."""
-        return None if overlay is None else overlay / self.shared_path(block).relative_to(self.directory)
+    def _layers(self) -> list[Path]:
+        """The directories a build on this Python and platform reads, in order of precedence: the
+        platform's overlay, this Python's, the shared files. The one statement of that order."""
+        return [*(layer for layer in (self.platform_overlay, self.overlay) if layer is not None), self.directory]
+
+    @staticmethod
+    def _found(relative: Path, layers: list[Path]) -> Path:
+        """The first of `layers` that holds `relative`, else the last one's place for it."""
+        return next((layer / relative for layer in layers[:-1] if (layer / relative).is_file()), layers[-1] / relative)
+
+    def _own_and_base(self, relative: Path) -> tuple[Path, Path]:
+        """Where this build records `relative` (its own layer), and what it would read without that file."""
+        layers = self._layers()
+        own = layers[0] / relative
+        return own, (self._found(relative, layers[1:]) if len(layers) > 1 else own)
 
     def pythons(self) -> list[str]:
         """The Pythons with an overlay for this release."""
@@ -195,7 +220,7 @@ class Recordings:
         return sorted(found, key=release_order)
 
     def with_python(self, python: str) -> Recordings:
-        return Recordings(self.root, self.release, self.directory, python, self.platform)
+        return self.with_changes(python=python)
 
     def shared_path(self, block: Block) -> Path:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
@@ -206,30 +231,12 @@ class Recordings:
 
     def figure_path(self, block: Block) -> Path:
         """The figure recording a build on this Python and platform checks: as `path` finds an output's."""
-        relative = self.shared_figure_path(block).relative_to(self.directory)
-        for overlay in (self.platform_overlay, self.overlay):
-            if overlay is not None and (overlay / relative).is_file():
-                return overlay / relative
-        return self.shared_figure_path(block)
-
-    def overlay_path(self, block: Block) -> Path | None:
-        """Where this Python's own recording of `block` is, or would be; None for the recording Python."""
-        return self._inside(self.overlay, block)
-
-    def platform_path(self, block: Block) -> Path | None:
-        """Where this platform's own recording of `block` is, or would be; None on the recording platform."""
-        return self._inside(self.platform_overlay, block)
-
-    def python_or_shared_path(self, block: Block) -> Path:
-        """The recording a build on this Python checks on the recording platform."""
-        own = self.overlay_path(block)
-        return own if own is not None and own.is_file() else self.shared_path(block)
+        return self._found(self.shared_figure_path(block).relative_to(self.directory), self._layers())
 
     def path(self, block: Block) -> Path:
         """The recording a build on this Python and platform checks: the platform's overlay, this
         Python's, or the shared file, the first that holds one."""
-        own = self.platform_path(block)
-        return own if own is not None and own.is_file() else self.python_or_shared_path(block)
+        return self._found(self.shared_path(block).relative_to(self.directory), self._layers())
 
     def remember(self, pages: list[Page]) -> None:
         """Read the recordings of `pages` now, and answer `read` from what was read: pages that
@@ -287,11 +294,9 @@ class Recordings:
 
     def page_outputs(self, page: str) -> list[str]:
         """Every output recorded for one page (CPU and GPU blocks alike), as this Python prints them."""
-        directory = self.directory / page.removesuffix(".md")
-        files = {path.name: path for path in directory.glob("*.txt")} if directory.is_dir() else {}
-        for overlay in (self.overlay, self.platform_overlay):
-            if overlay is not None:
-                files.update({path.name: path for path in (overlay / page.removesuffix(".md")).glob("*.txt")})
+        files: dict[str, Path] = {}
+        for layer in reversed(self._layers()):  # the shared files first, each overlay over them
+            files.update({path.name: path for path in (layer / page.removesuffix(".md")).glob("*.txt")})
         return [self._text(files[name]) or "" for name in sorted(files)]
 
     def anchors(self) -> dict[str, str]:
@@ -362,8 +367,7 @@ class Recordings:
         if provenance is not None:
             head = "".join(f"{key}: {provenance[key]}\n" for key in ("device", "torch", "recorded"))
             text = f"{head}{PROVENANCE_END}\n{output}"
-        base = self.shared_path(block) if self.platform_overlay is None else self.python_or_shared_path(block)
-        path = self.platform_path(block) or self.overlay_path(block) or base
+        path, base = self._own_and_base(self.shared_path(block).relative_to(self.directory))
         self._remembered.pop(_key(block), None)
         if path != base:
             if (recorded := self._text(base)) is not None and masked(recorded) == masked(text + "\n"):
@@ -381,22 +385,13 @@ class Recordings:
         """Record a figure as `write` records an output: shared, or in this Python's or platform's
         overlay where it differs from what that build would otherwise read. Returns the file written,
         or None where nothing changed."""
-        shared = self.shared_figure_path(block)
-        relative = shared.relative_to(self.directory)
-        own, base = None, shared  # where this build's figure goes, and what it would read otherwise
-        if self.platform_overlay is not None:
-            own = self.platform_overlay / relative
-            if self.overlay is not None and (self.overlay / relative).is_file():
-                base = self.overlay / relative
-        elif self.overlay is not None:
-            own = self.overlay / relative
+        path, base = self._own_and_base(self.shared_figure_path(block).relative_to(self.directory))
         text = figure.rstrip("\n") + "\n"
         self._remembered_figures.pop(_key(block), None)
-        if own is not None and self._text(base) == text:
-            if self._text(own) is not None:
-                self.remove(own)
+        if path != base and self._text(base) == text:
+            if self._text(path) is not None:
+                self.remove(path)
             return None
-        path = own or shared
         if self._text(path) == text:
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -507,7 +502,7 @@ def staged(recordings: Recordings) -> Iterator[Recordings]:
     else:
         new.mkdir(parents=True)
     try:
-        yield Recordings(recordings.root, recordings.release, new, recordings.python)
+        yield recordings.with_changes(directory=new)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise

@@ -80,11 +80,11 @@ class TreeGuard:
         self.findings: list[str] = []
 
     def unchanged(self, page: str, beside: list[str]) -> bool:
-        """Whether the tree is as it was when `page` ended; a change is kept, with `page` and the
-        pages that may have been running `beside` it, for `raise_if_changed`."""
+        """Whether the tree is as it was when `page` (a page's file, `docs/tensors.md`) ended; a change
+        is kept, with `page` and the pages that may have been running `beside` it, for `raise_if_changed`."""
         others = [other for other in beside if other != page]
         beside_it = f" (or a page running beside it: {_pages(others)})" if others else ""
-        self._look(f"when docs/{page} ended{beside_it}")
+        self._look(f"when {page} ended{beside_it}")
         return not self.findings
 
     def look_last(self, ran: list[str]) -> list[str]:
@@ -113,4 +113,4 @@ class TreeGuard:
 
 
 def _pages(pages: list[str]) -> str:
-    return ", ".join(f"docs/{page}" for page in pages)
+    return ", ".join(pages)

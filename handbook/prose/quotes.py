@@ -102,12 +102,12 @@ def in_code_span(line: str, position: int) -> bool:
     return bool(opened)
 
 
-def _quote(match: re.Match, page: str, output_of: OutputLookup, line: str) -> tuple[str, str]:
+def _quote(match: re.Match, page: str, output_of: OutputLookup, line: str, docs_dir: str) -> tuple[str, str]:
     """(the problem, "") for a quote that cannot be resolved, else ("", the text it becomes in `line`)."""
     source_page = match["page"] or page
     output = output_of(source_page, match["block"])
     if output is None:
-        return f"docs/{source_page} has no block {match['block']!r}", ""
+        return f"{docs_dir}/{source_page} has no block {match['block']!r}", ""
     try:
         value = quoted_value(output, match["pattern"])
     except re.error as error:
@@ -126,15 +126,16 @@ def _quote(match: re.Match, page: str, output_of: OutputLookup, line: str) -> tu
     return "", " ".join(value.splitlines())
 
 
-def resolve_quotes(markdown: str, page: str, output_of: OutputLookup) -> QuotedProse:
-    """Replace every quote of `page`'s Markdown; collect one error per quote that cannot be resolved."""
+def resolve_quotes(markdown: str, page: str, output_of: OutputLookup, docs_dir: str) -> QuotedProse:
+    """Replace every quote of `page`'s Markdown (a page under `docs_dir`, which messages name); collect one
+    error per quote that cannot be resolved."""
     result = QuotedProse("")
     lines = markdown.splitlines()
 
     def replace(match: re.Match, number: int) -> str:
-        problem, text = _quote(match, page, output_of, lines[number - 1])
+        problem, text = _quote(match, page, output_of, lines[number - 1], docs_dir)
         if problem:
-            result.errors.append(f"docs/{page}:{number}: {match[0]}: {problem}")
+            result.errors.append(f"{docs_dir}/{page}:{number}: {match[0]}: {problem}")
             return match[0]
         result.count += 1
         return text

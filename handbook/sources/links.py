@@ -18,7 +18,7 @@ from handbook.markdown_structure import prose_lines, section_of_each_line, secti
 from handbook.messages import Words
 from handbook.sources.symbols import Span, find
 from handbook.sources.tree import SourceError, SourceTree
-from handbook.tree_files import read_text
+from handbook.tree_files import DOCS_DIR, read_text
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
 LINK_IN_WORD = re.compile(LINK.pattern + r"(?P<tail>[\w’']*)")
@@ -52,8 +52,9 @@ class PageLinks:
 
 
 class SourceLinker:
-    def __init__(self, tree: SourceTree, language: str = "en"):
+    def __init__(self, tree: SourceTree, language: str = "en", docs_dir: str = DOCS_DIR):
         self.tree = tree
+        self.docs_dir = docs_dir  # where the pages it rewrites are: its messages name their files
         self.words = Words(language)  # the site's: the links' titles and the excerpts' captions are in it
         self._resolved: dict[str, Resolved] = {}
 
@@ -186,7 +187,7 @@ class SourceLinker:
             resolved = self.resolve(target)
             rendered = render(resolved)
         except SourceError as error:
-            result.errors.append(f"docs/{page}:{number}: pytorch:{target}: {error}")
+            result.errors.append(f"{self.docs_dir}/{page}:{number}: pytorch:{target}: {error}")
             return original
         result.citations.append(Citation(resolved, page, section))
         return rendered
