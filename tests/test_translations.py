@@ -263,9 +263,8 @@ def test_a_translations_build_names_its_own_pages_in_every_message(translated_pr
     """Its quotes, its source links and its blocks' failures: docs-zh/..., never the English file."""
     project = translated_project
     page = project.root / "docs-zh" / "t.md"
-    page.write_text(
-        page.read_text().replace("视图共享内存", "值是 <!-- out nosuch /x/ -->，见 [z](pytorch:nope.h)。视图共享内存", 1)
-    )
+    broken = "值是 <!-- out nosuch /x/ -->，见 [z](pytorch:nope.h)。视图共享内存"
+    page.write_text(page.read_text().replace("视图共享内存", broken, 1))
     project.write("snippets/t.py", 'print("drifted")\n')  # the original's block, run by this build, drifts
     built = project.run("-m", "mkdocs", "build", "--strict", "-f", "mkdocs.zh.yml")
     assert built.returncode != 0
