@@ -166,6 +166,11 @@ ZH: dict[str, str] = {
     "Page": "页面",
     "Seconds (as executed)": "秒数（执行时）",
     "The state every page starts in": "每个页面的初始状态",
+    "Stable outputs": "稳定的输出",
+    (
+        "A page's output must mean the same on every run and every machine. What each chapter does for\n"
+        "that, beyond the state above:"
+    ): "页面的输出在每次运行、每台机器上都必须含义相同。除上面的初始状态外，各章为此所做的事：",
     "Before its first block, every page process runs this, so that no page depends on another\n"
     "or on the machine; every warning is shown, once per place, whatever Python's default\n"
     "filters would hide:":

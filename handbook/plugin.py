@@ -105,7 +105,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         tag, language = edition.linker.tree.identity.tag, edition.config.language
         source_map_page = source_map.render(edition.citations, edition.titles, tag, language)
         files.append(File.generated(config, source_map.PAGE, content=source_map_page))
-        site_report_page = site_report.render(edition.site, edition.titles, language)
+        steady = site_report.stable_outputs(self.root, language)
+        site_report_page = site_report.render(edition.site, edition.titles, language, steady)
         if edition.config.translates:  # the build's report lists what no longer translates its original
             site_report_page += translations.status_markdown(edition.outdated, edition.titles, language)
         files.append(File.generated(config, site_report.PAGE, content=site_report_page))

@@ -150,3 +150,17 @@ def test_in_chinese_the_banner_lead_is_chinese():
     assert Provenance.of(RUN).lead("zh") == "除 1 个仅限 GPU 的示例外，本站的每个示例都在以下环境中执行："
     preview = site(result("tensors.md", 1, Status.RECORDED), result("tensors.md", 2, Status.OK))
     assert Provenance.of(preview).lead("zh").startswith("预览构建：2 个示例中有 1 个未在此执行")
+
+
+def test_the_chapters_notes_on_steady_outputs_are_shown_in_the_sites_language(tmp_path):
+    from handbook.reports.site_report import stable_outputs
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "stable-outputs.md").write_text("### Memory\n\nSizes are measured.\n")
+    (tmp_path / "notes" / "stable-outputs.zh.md").write_text("### 内存\n\n大小是测量值。\n")
+    english = render(RUN, TITLES, "en", stable_outputs(tmp_path, "en"))
+    section = english.split("\n## Stable outputs\n", 1)[1].split("\n## ", 1)[0]
+    assert "### Memory\n\nSizes are measured." in section
+    chinese = render(RUN, TITLES, "zh", stable_outputs(tmp_path, "zh"))
+    assert "\n## 稳定的输出 {#stable-outputs}\n" in chinese and "### 内存" in chinese
+    assert "Stable outputs" not in render(RUN, TITLES, "en", stable_outputs(tmp_path / "none", "en"))

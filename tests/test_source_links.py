@@ -108,6 +108,28 @@ def test_a_translated_pages_link_errors_name_its_own_file(linker):
     )
 
 
+def test_documentation_links_go_to_the_editions_release_not_stable(linker):
+    minor = ".".join(linker.tree.identity.release.split(".")[:2])
+    page = "See [the notes](pytorch-docs:notes/cuda.html#memory-management) and [home](pytorch-docs:).\n"
+    result = linker.rewrite(page, "p.md")
+    assert result.markdown == (
+        f"See [the notes](https://docs.pytorch.org/docs/{minor}/notes/cuda.html#memory-management) and "
+        f"[home](https://docs.pytorch.org/docs/{minor}/).\n"
+    )
+    assert linker.rewrite("[n](pytorch-docs:notes/cuda.html)\n", "p.md", plain=True).markdown == (
+        f"[n](https://docs.pytorch.org/docs/{minor}/notes/cuda.html)\n"
+    )
+
+
+@pytest.mark.parametrize("path", ["../escape.html", "javascript:void", "https://elsewhere.example/x.html"])
+def test_a_documentation_link_that_is_not_a_path_of_its_site_fails_naming_the_line(linker, path):
+    result = linker.rewrite(f"# T\n\n[x](pytorch-docs:{path})\n", "p.md")
+    assert result.errors == [
+        f"docs/p.md:3: pytorch-docs:{path}: not a path of PyTorch's documentation (lower-case words, "
+        "`notes/cuda.html#anchor`, `generated/torch.cuda.memory_stats.html`, or empty for its home)"
+    ]
+
+
 def test_sections_without_links():
     page = (
         "# T\n\nintro\n\n## Linked\n\n[a](pytorch:x.h)\n\n## Bare\n\ntext\n\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
@@ -12,6 +13,7 @@ from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
 from handbook.messages import Words, translatable
+from handbook.tree_files import read_text
 
 PAGE = "how-this-site-is-built.md"
 
@@ -63,8 +65,20 @@ def _heading(words: Words, level: int, english: str) -> str:
     return f"{'#' * level} {title}{same_id}"
 
 
-def render(site: SiteRun, titles: dict[str, str], language: str = "en") -> str:
-    """The page's Markdown, in the site's `language`."""
+# What each chapter does to keep its outputs the same on every run and machine, written by the chapters'
+# authors (one `### <chapter>` part each), shown under "Stable outputs": `notes/stable-outputs.md`, and
+# `notes/stable-outputs.<language>.md` in another language.
+STABLE_OUTPUTS = "notes/stable-outputs"
+
+
+def stable_outputs(root: Path, language: str = "en") -> str:
+    """The chapters' notes on how their outputs stay steady, in `language` ("" where there are none)."""
+    path = root / f"{STABLE_OUTPUTS}{'' if language == 'en' else '.' + language}.md"
+    return read_text(path, path.relative_to(root).as_posix()).strip() if path.is_file() else ""
+
+
+def render(site: SiteRun, titles: dict[str, str], language: str = "en", steady: str = "") -> str:
+    """The page's Markdown, in the site's `language`; `steady`, the chapters' notes (`stable_outputs`)."""
     words = Words(language)
     lines = [_heading(words, 1, translatable("How this site is built")), "", _how(site, words), ""]
     lines += _properties(site, words)
@@ -86,6 +100,16 @@ def render(site: SiteRun, titles: dict[str, str], language: str = "en") -> str:
         PAGE_STATE,
         "```",
     ]
+    if steady:
+        lines += ["", _heading(words, 2, translatable("Stable outputs")), ""]
+        lines += [
+            words(
+                "A page's output must mean the same on every run and every machine. What each chapter does for\n"
+                "that, beyond the state above:"
+            ),
+            "",
+            steady,
+        ]
     lines += ["", _heading(words, 2, translatable("GPU-only blocks")), ""]
     lines += _gpu_blocks(site, titles, words)
     return "\n".join(lines) + "\n"

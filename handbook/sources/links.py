@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import versioned_prose
-from handbook.environment import cache_root
+from handbook.environment import cache_root, minor_version
 from handbook.markdown_structure import prose_lines, section_of_each_line, sections
 from handbook.messages import Words
 from handbook.sources.symbols import Span, find
@@ -21,6 +21,11 @@ from handbook.sources.tree import SourceError, SourceTree
 from handbook.tree_files import DOCS_DIR, read_text
 
 LINK = re.compile(r"\]\(pytorch:(?P<target>[^)\s]+)\)")
+# PyTorch's documentation of the edition's release, not `docs/stable` (which is always the newest):
+# `[notes](pytorch-docs:notes/cuda.html#memory-management)`. A page of PyTorch's site, by its path there.
+DOCS_LINK = re.compile(r"\]\(pytorch-docs:(?P<path>[^)\s]*)\)")
+DOCS_PATH = re.compile(r"(?:[a-z0-9_]+(?:[./-][a-z0-9_]+)*\.html|[a-z0-9_]+(?:/[a-z0-9_]+)*/|)(?:#[\w.-]+)?")
+DOCS_SITE = "https://docs.pytorch.org/docs"
 LINK_IN_WORD = re.compile(LINK.pattern + r"(?P<tail>[\w’']*)")
 EXCERPT = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}\s+["']pytorch:(?P<target>[^"']+)["']\s*$""")
 MAX_EXCERPT_LINES = 60
@@ -176,9 +181,24 @@ class SourceLinker:
                     return "]" + self._apply(result, page, section, number, m["target"], markup, m[0][1:])
 
                 line = LINK_IN_WORD.sub(linked, line)
+                line = DOCS_LINK.sub(lambda m, n=number: self._docs_link(result, page, n, m), line)
             output.append(line)
         result.markdown = "\n".join(output) + ("\n" if markdown.endswith("\n") else "")
         return result
+
+    def docs_url(self, path: str) -> str:
+        """`path` on PyTorch's documentation of this torch's release (`https://docs.pytorch.org/docs/2.13/...`)."""
+        return f"{DOCS_SITE}/{minor_version(self.tree.identity.release)}/{path}"
+
+    def _docs_link(self, result: PageLinks, page: str, number: int, match: re.Match) -> str:
+        if not DOCS_PATH.fullmatch(match["path"]):
+            result.errors.append(
+                f"{self.docs_dir}/{page}:{number}: pytorch-docs:{match['path']}: not a path of PyTorch's documentation "
+                "(lower-case words, `notes/cuda.html#anchor`, `generated/torch.cuda.memory_stats.html`, or empty "
+                "for its home)"
+            )
+            return match[0]
+        return f"]({self.docs_url(match['path'])})"
 
     def _apply(
         self, result: PageLinks, page: str, section: str, number: int, target: str, render, original: str
