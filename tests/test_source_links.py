@@ -103,8 +103,10 @@ def test_rewrite_renders_links_and_excerpts_and_collects_errors(linker):
 
 def test_a_translated_pages_link_errors_name_its_own_file(linker):
     translated = SourceLinker(linker.tree, "zh", "docs-zh")
-    assert translated.rewrite("# 张量\n\n见 [z](pytorch:nope.h)。\n", "tensors.md").errors[0].startswith(
-        "docs-zh/tensors.md:3: pytorch:nope.h: "
+    assert (
+        translated.rewrite("# 张量\n\n见 [z](pytorch:nope.h)。\n", "tensors.md")
+        .errors[0]
+        .startswith("docs-zh/tensors.md:3: pytorch:nope.h: ")
     )
 
 
