@@ -22,8 +22,9 @@ PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
+.DEFAULT_GOAL := help
 
-.PHONY: environment serve serve-zh translations translated build execute properdocs test test-fast pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: help environment serve serve-zh translations translated build execute properdocs test test-fast pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -42,7 +43,7 @@ $(TORCH_LOCK):
 
 # `make environment TORCH=<release>`: that release's environment alone; `environment-<release>` the
 # same (a pattern rule, so not declared phony: make would skip it).
-environment: $(INSTALLED)
+environment: $(INSTALLED) ## this torch's environment alone (TORCH=<release>)
 environment-%:
 	@$(MAKE) --no-print-directory environment TORCH=$*
 
@@ -53,7 +54,7 @@ edition-%: environment-%
 
 # --dirty: a rebuild renders only the pages an edit changed (handbook/rebuilds.py).
 SERVE_ADDR ?= 127.0.0.1:8000
-serve: $(INSTALLED)
+serve: $(INSTALLED) ## serve the site at http://127.0.0.1:8000, rebuilt on every edit
 	HANDBOOK_SITE_URL=http://$(SERVE_ADDR)/ $(PYTHON) -m mkdocs serve --dirty --dev-addr $(SERVE_ADDR)
 
 # A build or test run that leaves a process running fails, naming it (tools/contained.py).
@@ -63,27 +64,27 @@ SITE ?= site
 # plugins) has no execution report, and fails here instead of publishing unchecked pages.
 # Then the Chinese edition (mkdocs.zh.yml, into $(SITE)-zh): it shows the English pages' results, which
 # the first build ran and recorded, so it runs no page (README, "The Chinese edition").
-build: $(INSTALLED)
+build: $(INSTALLED) ## the strict build of both languages into site/ and site-zh/
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 	$(PYTHON) -m handbook check-site $(SITE)
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict -f mkdocs.zh.yml --site-dir $(SITE)-zh
 	$(PYTHON) -m handbook check-site $(SITE)-zh
 
 # The Chinese edition alone, served as `make serve` serves the English one.
-serve-zh: $(INSTALLED)
+serve-zh: $(INSTALLED) ## serve the Chinese edition
 	HANDBOOK_SITE_URL_ZH=http://$(SERVE_ADDR)/ $(PYTHON) -m mkdocs serve --dirty -f mkdocs.zh.yml --dev-addr $(SERVE_ADDR)
 
 # What to translate: every Chinese section whose English original changed since it was translated,
 # with the date it changed. `make translated PAGE=tensors.md` records a page as up to date.
-translations: $(INSTALLED)
+translations: $(INSTALLED) ## list the Chinese sections whose English original changed
 	$(PYTHON) -m handbook translations
 
-translated: $(INSTALLED)
+translated: $(INSTALLED) ## record docs-zh/<PAGE> as up to date with its English page (PAGE=<page>)
 	$(PYTHON) -m handbook translations --mark $(PAGE)
 
 # The execute step alone: runs and checks every page, writes the notebooks and a record that a
 # following `make build` (or any `mkdocs build`) of the same tree renders without running a page.
-execute: $(INSTALLED)
+execute: $(INSTALLED) ## the execute step alone: run and check every page
 	$(CONTAINED) $(PYTHON) -m handbook execute
 
 # The same tree built by ProperDocs, the MkDocs 1.x fork the project would move to (README,
@@ -93,7 +94,7 @@ $(PROPERDOCS): $(INSTALLED) locks/properdocs.txt
 	PIP_CONSTRAINT=/dev/null $(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r locks/properdocs.txt
 	touch $@
 
-properdocs: $(PROPERDOCS)
+properdocs: $(PROPERDOCS) ## build with MkDocs and with ProperDocs, compared file by file
 	@$(MAKE) --no-print-directory build
 	$(CONTAINED) $(PYTHON) -m properdocs build --strict -f mkdocs.yml --site-dir .cache/site-properdocs
 	$(PYTHON) -m handbook check-site .cache/site-properdocs
@@ -117,17 +118,17 @@ $(AXE): package.json package-lock.json
 # and a third keeps the cores busy meanwhile; a worker that runs out takes tests another has not
 # started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
-test:
+test: ## the whole suite, from nothing: environments, builds, tests (what CI runs)
 	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) build $(addprefix edition-,$(OTHER_RELEASES))
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md
+	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md CONTRIBUTING.md
 	$(PYTHON) -m handbook translations
 	$(PYTHON) tools/headroom.py $(SITE) $(addprefix .cache/site-,$(OTHER_RELEASES))
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a
 # minute); `make test` runs it too, with everything else.
-test-fast: $(INSTALLED)
+test-fast: $(INSTALLED) ## the unit layer: no site built, no page run
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest -n 2 -m "not full and not other_python" tests
 
@@ -135,47 +136,47 @@ test-fast: $(INSTALLED)
 # that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.
 LATEST := $(lastword $(SUPPORTED))
 # Then the test that needs two Pythons' environments (marked other_python; `make test` keeps to one).
-pythons: $(INSTALLED)
+pythons: $(INSTALLED) ## the latest torch built with every supported Python
 	@for py in $(PYTHONS); do $(MAKE) --no-print-directory build TORCH=$(LATEST) PY=$$py SITE=.cache/site-$(LATEST)-py$$py || exit 1; done
 	$(CONTAINED) $(PYTHON) -m pytest -m other_python tests/test_plugin.py
 
 # Every page built five ways with the execution cache off: as is, ATEN_CPU_CAPABILITY=default and
 # =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.
-portability: $(INSTALLED)
+portability: $(INSTALLED) ## every page built five ways with the cache off (a CI job)
 	$(PYTHON) tools/portability.py
 
 # A hunt for outputs that vary between runs: every page run three times with the execution cache off,
 # each under other conditions (tools/steadiness.py); reports each block whose output differed. About
 # 15 to 30 minutes an edition on 2 cores: a CI job (the workflow's steadiness job), not part of `make test`.
-steadiness: $(INSTALLED)
+steadiness: $(INSTALLED) ## every page run three times under other conditions, compared (a CI job)
 	$(CONTAINED) $(PYTHON) tools/steadiness.py
 
-goldens: $(INSTALLED)
+goldens: $(INSTALLED) ## re-record every block's output (changes nothing if a block fails)
 	$(PYTHON) -m handbook goldens
 
 # On a machine with a CUDA GPU: runs the GPU-only blocks and records them with device, torch and date.
-goldens-gpu: $(INSTALLED)
+goldens-gpu: $(INSTALLED) ## on a CUDA machine: record the GPU-only blocks
 	$(PYTHON) -m handbook goldens --gpu-only
 
-clean-cache:
+clean-cache: ## remove .cache/
 	rm -rf .cache
 
 # Rewrites source-index/torch-<release>.txt from the installed torch's shared libraries.
-source-index: $(INSTALLED)
+source-index: $(INSTALLED) ## rewrite the list of PyTorch source files at this torch's tag
 	$(PYTHON) -m handbook source-index
 
 # A torch release not supported yet: its environment, its source index, and a drift report
 # against the nearest recorded release in drift/torch-<release>.md. Records nothing.
-new-release: $(INSTALLED)
+new-release: $(INSTALLED) ## a drift report for a torch not supported yet (TORCH=<release>)
 	$(PYTHON) -m handbook source-index
 	$(PYTHON) -m handbook drift-report
 
 # Build speed as ratios in one run (see bench/build_speed.py); takes several minutes.
-bench: $(INSTALLED)
+bench: $(INSTALLED) ## build speed, as ratios in one run
 	$(PYTHON) bench/build_speed.py
 
 # Deploys one version per supported torch into the local gh-pages branch (never pushes).
-versions:
+versions: ## one site version per torch and language into the local gh-pages branch
 	@for torch in $(SUPPORTED); do $(MAKE) --no-print-directory deploy-version TORCH=$$torch || exit 1; done
 	$(VENV)/bin/mike set-default latest
 	$(VENV)/bin/mike set-default --config-file mkdocs.zh.yml --deploy-prefix zh latest
@@ -183,5 +184,9 @@ versions:
 deploy-version: $(INSTALLED)
 	$(PYTHON) -m handbook deploy
 
-serve-versions: $(INSTALLED)
+serve-versions: $(INSTALLED) ## serve the gh-pages branch, with the version selector
 	HANDBOOK_SITE_URL=http://127.0.0.1:8000/ $(VENV)/bin/mike serve --dev-addr 127.0.0.1:8000
+
+help: ## this list
+	@echo "make <target> [TORCH=<release>] [PY=<version>]; the targets:"
+	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

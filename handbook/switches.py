@@ -29,7 +29,7 @@ GOLDENS_KILL_AT = "HANDBOOK_GOLDENS_KILL_AT"  # tests: where a re-recording kill
 # The switches that change what a page's run ends in (a timeout, a memory limit, what it may write).
 LIMITS = (BLOCK_TIMEOUT, PAGE_MEMORY, READ_ONLY_TREE)
 # The switches a user sets, in the README's order.
-DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE)
+DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK)
 
 
 def value(name: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The build's environment switches: named once, and the README's table lists exactly the documented ones."""
+"""The build's environment switches: named once, and ARCHITECTURE.md's table lists exactly the documented ones."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from handbook import switches
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_the_readme_table_lists_the_documented_switches_in_order():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Switches") :].split("\n### ", 1)[0]
+def test_the_architecture_table_lists_the_documented_switches_in_order():
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text[text.index("## Switches") :].split("\n## ", 1)[0]
     assert re.findall(r"^\| `([A-Z_]+)=", table, re.MULTILINE) == list(switches.DOCUMENTED)
 
 
