@@ -4,7 +4,7 @@
 TORCH ?= 2.13.0
 # PY=3.13 builds with python3.13 (found on PATH or in pyenv) in an environment of its own;
 # without PY, with python3. Recordings are made with the first of PYTHONS; what another
-# prints differently is recorded beside them (README, "Recorded outputs").
+# prints differently is recorded beside them (CONTRIBUTING.md, "Recorded outputs").
 PYTHONS := 3.11 3.12 3.13
 DEFAULT_PY := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PY ?=
@@ -63,7 +63,7 @@ SITE ?= site
 # check-site: a build that did not run the handbook plugin (a generator that ignores MkDocs
 # plugins) has no execution report, and fails here instead of publishing unchecked pages.
 # Then the Chinese edition (mkdocs.zh.yml, into $(SITE)-zh): it shows the English pages' results, which
-# the first build ran and recorded, so it runs no page (README, "The Chinese edition").
+# the first build ran and recorded, so it runs no page (CONTRIBUTING.md, "The Chinese edition").
 build: $(INSTALLED) ## the strict build of both languages into site/ and site-zh/
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict --site-dir $(SITE)
 	$(PYTHON) -m handbook check-site $(SITE)
@@ -87,7 +87,7 @@ translated: $(INSTALLED) ## record docs-zh/<PAGE> as up to date with its English
 execute: $(INSTALLED) ## the execute step alone: run and check every page
 	$(CONTAINED) $(PYTHON) -m handbook execute
 
-# The same tree built by ProperDocs, the MkDocs 1.x fork the project would move to (README,
+# The same tree built by ProperDocs, the MkDocs 1.x fork the project would move to (ARCHITECTURE.md,
 # "Site generator"), after the MkDocs build; every file must equal MkDocs' (tools/compare_sites.py).
 PROPERDOCS := $(VENV)/.properdocs
 $(PROPERDOCS): $(INSTALLED) locks/properdocs.txt

@@ -28,7 +28,8 @@ RECORDED_PYTHON = SUPPORTED_PYTHONS[0]
 
 
 # The platform every output is recorded on. Where another prints differently, its output is
-# recorded in that platform's overlay (`handbook.execution.recordings`); README, "Platforms".
+# recorded in that platform's overlay (`handbook.execution.recordings`; ARCHITECTURE.md, "Editions, Pythons
+# and platforms").
 RECORDED_PLATFORM = "linux-x86_64"
 
 

@@ -110,7 +110,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if edition.config.translates:  # the build's report lists what no longer translates its original
             site_report_page += translations.status_markdown(edition.outdated, edition.titles, language)
         files.append(File.generated(config, site_report.PAGE, content=site_report_page))
-        for page in edition.chapters:  # each chapter's notebook, a file of the site (README, "Notebooks")
+        for page in edition.chapters:  # each chapter's notebook, a file of the site (CONTRIBUTING.md, "Notebooks")
             files.append(
                 File(
                     notebooks.notebook_path(page),
@@ -129,7 +129,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                         use_directory_urls=config.use_directory_urls,
                     )
                 )
-        for path in edition.figure_files():  # each block's figure, a file of the site (README, "Figures")
+        for path in edition.figure_files():  # each block's figure, a file of the site (CONTRIBUTING.md, "Figures")
             files.append(File(path, src_dir=str(edition.figures), dest_dir=config.site_dir, use_directory_urls=False))
         if self.dirty:
             changed = rebuilds.changed(self.render_inputs, edition.inputs)

@@ -1,6 +1,6 @@
-"""Every environment switch of the build: the one list, with what each does (README, "Switches").
+"""Every environment switch of the build: the one list, with what each does (ARCHITECTURE.md, "Switches").
 
-A switch is read where it acts, but named only here, so that the README's table, the
+A switch is read where it acts, but named only here, so that ARCHITECTURE.md's table, the
 modules and the tests cannot disagree on a name. `value(name)` is the setting, or None.
 """
 
@@ -28,7 +28,7 @@ GOLDENS_KILL_AT = "HANDBOOK_GOLDENS_KILL_AT"  # tests: where a re-recording kill
 
 # The switches that change what a page's run ends in (a timeout, a memory limit, what it may write).
 LIMITS = (BLOCK_TIMEOUT, PAGE_MEMORY, READ_ONLY_TREE)
-# The switches a user sets, in the README's order.
+# The switches a user sets, in the order of ARCHITECTURE.md's table.
 DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK)
 
 

@@ -46,7 +46,7 @@ ZH_SITE = zh_site_of(SITE)
 
 # A term of five chapters, typed as a reader's input method commits it (the whole word at once), and
 # the page and section it must find first. Material's client splits a query with its own segmenter,
-# not jieba, so some whole terms match poorly (工作进程 finds Setting up first; README, "The Chinese
+# not jieba, so some whole terms match poorly (工作进程 finds Setting up first; CONTRIBUTING.md, "The Chinese
 # edition"); these are the glossary's terms of each chapter's main subject.
 QUERIES = {
     "步长": ("tensors/", "sizes-strides-and-storage-offset"),

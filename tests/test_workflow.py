@@ -1,4 +1,5 @@
-"""The CI workflows and the locks they install from (README, "Installing" and "Publishing").
+"""The CI workflows and the locks they install from (ARCHITECTURE.md, "Editions, Pythons and platforms",
+"Publishing").
 
 Every action is pinned by commit; no `${{ }}` expression is pasted into a shell; a job that
 may write runs no project code; a job that runs project code keeps no token in `.git/config`;

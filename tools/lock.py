@@ -1,4 +1,4 @@
-"""The hashes `make` installs with (`pip install --require-hashes`; README, "Installing").
+"""The hashes `make` installs with (`pip install --require-hashes`; ARCHITECTURE.md, "Editions, Pythons and platforms").
 
     python tools/lock.py                 rehash requirements.lock and every locks/torch-<release>.txt
     python tools/lock.py 2.16.0 ...      lock these torch releases only: writes locks/torch-2.16.0.txt

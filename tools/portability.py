@@ -1,6 +1,6 @@
 """`make portability`: every page built five ways with the execution cache off, each against the recordings.
 
-What a page prints must not depend on the machine (README, "Measured values"). This
+What a page prints must not depend on the machine (CONTRIBUTING.md, "Measured values"). This
 machine stands in for others in five ways: as it is; with `ATEN_CPU_CAPABILITY=default`
 (a CPU without AVX2, the nearest stand-in here for arm64); with
 `ATEN_CPU_CAPABILITY=avx2` (an AVX-512 CPU held to AVX2); with every core kept busy

@@ -19,7 +19,7 @@ CPU capabilities of its branches and ends with the one that holds everywhere els
 The comparison with the recording masks the number (`<label>: <measured> (measured;
 claim: ...)`), so the label, the unit and the claim are recorded and reviewed like any
 output; the number is checked against its claim instead, in every build. A claim is
-chosen with a margin that holds on every supported machine (README, "Measured values"),
+chosen with a margin that holds on every supported machine (CONTRIBUTING.md, "Measured values"),
 and the page shows the number measured in the build, with the machine it was measured on.
 
 Parsing is by string splitting, linear in the output's length, like the normalisers.

@@ -49,7 +49,7 @@ def prepare_page_processes(root: Path) -> None:
     # Set and dict-of-str orders must not change between builds, nor with a reader's shell (whose
     # PYTHONHASHSEED=random would otherwise reach every page): always 0, whatever the build inherited.
     os.environ["PYTHONHASHSEED"] = "0"
-    # Figures (README, "Figures"): drawn off-screen, with the handbook's matplotlibrc (a fixed hash salt,
+    # Figures (CONTRIBUTING.md, "Figures"): drawn off-screen, with the handbook's matplotlibrc (a fixed hash salt,
     # text as text, one font), dated by no clock; matplotlib's font cache is built once, not per page
     # (building it prints a line, and takes seconds).
     os.environ.setdefault("MPLBACKEND", "Agg")
