@@ -36,9 +36,13 @@ print("'different' is one draw for the whole batch:",
 # --8<-- [start:dropout]
 import torch.nn.functional as F
 
+wide = torch.zeros(3, 8)
 for mode in ["different", "same"]:
-    dropped = seeded(vmap(lambda r: F.dropout(r + 1, 0.5), randomness=mode), rows)
-    print(f"dropout, {mode!r}:".ljust(24), dropped.tolist())
+    dropped = seeded(vmap(lambda r: F.dropout(r + 1, 0.5), randomness=mode), wide)
+    zero_or_two = bool(((dropped == 0) | (dropped == 2)).all())
+    one_mask = all(torch.equal(row, dropped[0]) for row in dropped)
+    print(f"dropout, {mode!r}:".ljust(24), "each value 0 or 2:", zero_or_two,
+          "| all rows one mask:", one_mask)
 buffer = torch.zeros(4)  # created outside vmap: one tensor for every example
 try:
     vmap(lambda r: r + buffer.uniform_(), randomness="different")(rows)
