@@ -171,9 +171,18 @@ new-release: $(INSTALLED) ## a drift report for a torch not supported yet (TORCH
 	$(PYTHON) -m handbook source-index
 	$(PYTHON) -m handbook drift-report
 
-# Build speed as ratios in one run (see bench/build_speed.py); takes several minutes.
-bench: $(INSTALLED) ## build speed, as ratios in one run
+# Lighthouse for `make bench` alone, exactly as bench/lighthouse/package-lock.json pins it.
+LIGHTHOUSE := bench/lighthouse/node_modules/.bin/lighthouse
+$(LIGHTHOUSE): bench/lighthouse/package.json bench/lighthouse/package-lock.json
+	npm ci --prefix bench/lighthouse --no-audit --no-fund --ignore-scripts
+	touch $@
+
+# Build speed as ratios in one run (see bench/build_speed.py); takes several minutes. Then the
+# reader's phone: Lighthouse's mobile run on the default edition's longest chapter and Home (bench/phone.py).
+bench: $(INSTALLED) $(LIGHTHOUSE) ## build speed as ratios in one run, and Lighthouse on a phone
 	$(PYTHON) bench/build_speed.py
+	@$(MAKE) --no-print-directory build
+	$(PYTHON) bench/phone.py $(SITE)
 
 # Deploys one version per supported torch into the local gh-pages branch (never pushes).
 versions: ## one site version per torch and language into the local gh-pages branch
