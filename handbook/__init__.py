@@ -1,20 +1,23 @@
-"""The handbook's build logic: two halves, and the site layer above them.
+"""The handbook's build logic: two halves, the site layer above them, and the MkDocs adapter on top.
 
 - `handbook.execution`: finding each page's blocks, running pages in processes of their
-  own, normalising what they print, recordings, the execution cache, re-recording.
+  own, normalising what they print, recordings, the execution cache, re-recording, and the
+  messages that name a failing block's place (`failures`).
 - `handbook.sources`: PyTorch's files at the installed torch's tag, symbols' lines in
-  them, and the pages' `pytorch:` links and excerpts.
-- The site layer: `prebuild` (the execute step, which needs no site generator), `plugin`
-  (the mkdocs adapter onto it), `rendering`, `notebooks`, `versions`,
-  `prose` (quoted values, the prose guard), `reports` (failures, the execution report,
-  How this site is built, What changed, drift), and `__main__` (the commands).
+  them, and the pages' `pytorch:` and `pytorch-docs:` links and excerpts.
+- The site layer: `prebuild` (the execute step, which needs no site generator),
+  `notebooks`, `versions`, `translations`, `languages`, `prose` (quoted values, the prose
+  guard), `reports` (the execution report, How this site is built, What changed, drift),
+  and `__main__` (the commands).
+- The MkDocs adapter: `plugin` (MkDocs' events onto an `Edition`), `rendering`, `rebuilds`,
+  `page_meta`, `page_weight`. Only these import `mkdocs`, `markdown_exec` or `material`.
 
 Below both halves: `environment` (the installed torch, the cache root), `releases` (the
 recorded releases, in order), `switches` (every environment switch, named once),
 `markdown_structure` (a page's fences, prose lines, headings and title), `messages` (the
-build's own words in each site language, one catalog), `versioned_prose`
-(which text an edition shows), `tree_files` (the repository's files, read inside it and
-through no link, written whole) and `errors` (bad input and failed tools, reported
-without a traceback). The halves import only from
-below and from themselves; tests/test_layers.py checks it.
+build's own words in each site language, one catalog), `versioned_prose` (which text an
+edition shows), `tree_files` (the repository's files, read inside it and through no link,
+written whole), `git` (one way to run git, typed failures) and `errors` (bad input and
+failed tools, reported without a traceback). The halves import only from below and from
+themselves; tests/test_layers.py checks it, and that nothing but the adapter knows MkDocs.
 """

@@ -19,14 +19,15 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import languages, notebooks, page_meta, page_weight, rebuilds, translations
+from handbook import git, languages, notebooks, page_meta, page_weight, rebuilds, translations
 from handbook.errors import InputError, failed_command
+from handbook.execution.figures import figure_path
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
 from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words
 from handbook.prebuild import Edition, prepare
-from handbook.rendering import PageRenderer, figure_path
+from handbook.rendering import PageRenderer
 from handbook.reports import site_report, what_changed
 from handbook.reports.execution_report import write_report
 from handbook.sources import source_map
@@ -162,7 +163,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             for result in edition.site.results.get(src, [])
             if result.figure and (figure := files.get_file_from_path(figure_path(src, result.block.id)))
         }
-        self.renderer = edition.renderer(
+        self.renderer = PageRenderer.for_page(
+            edition,
             src,
             changes.url_relative_to(page.file) if changes else None,
             colab,
@@ -266,14 +268,4 @@ def translation_assets(original_dir: Path, files) -> list[str]:
 
 def last_changed(root: Path, docs_dir: str, page: str) -> str | None:
     """The date of the last commit that touched a page, if the tree is a git checkout."""
-    try:
-        result = subprocess.run(
-            ["git", "log", "-1", "--format=%cs", "--", f"{docs_dir}/{page}"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return result.stdout.strip() or None
+    return git.last_changed(root, f"{docs_dir}/{page}")

@@ -16,27 +16,25 @@ import hashlib
 import json
 import os
 import platform
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from handbook import languages, notebooks, switches, translations, versioned_prose
-from handbook.environment import cache_root, installed_torch, minor_version, python_minor
+from handbook import git, languages, notebooks, switches, translations, versioned_prose
+from handbook.environment import cache_root, installed_torch, python_minor
 from handbook.errors import InputError
 from handbook.execution import pipeline, runner, tree_guard
 from handbook.execution.blocks import Page, expand_includes, scan_docs
 from handbook.execution.cache import check_cache_root, engine_version, output_settings
 from handbook.execution.failures import failure_report, killed_processes, platform_note
-from handbook.execution.recordings import Recordings
+from handbook.execution.figures import figure_path
 from handbook.execution.results import BlockRun, CorruptEntry, SiteRun, run_as_json, run_from_json
 from handbook.execution.tree_guard import tree_digest
 from handbook.markdown_structure import FenceError, without_heading_ids
 from handbook.prose import guard as prose_guard
 from handbook.prose.quotes import QUOTE, QuotedProse, resolve_quotes
 from handbook.releases import recorded_releases
-from handbook.rendering import PageRenderer, figure_path
 from handbook.reports import what_changed
 from handbook.sources import source_map
 from handbook.sources.links import Citation, SourceLinker, sections_without_links
@@ -141,21 +139,9 @@ class Revision:
 
 
 def revision(root: Path) -> Revision:
-    """`git rev-parse HEAD` of `root` when it is the top of a git checkout, else no commit."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    top = git("rev-parse", "--show-toplevel")
-    commit = git("rev-parse", "HEAD")
-    if top is None or commit is None or Path(top.strip()).resolve() != root.resolve():
-        return Revision(None)
-    changed = (git("diff", "--name-only", "-z", "HEAD") or "") + (git("ls-files", "--others", "-z") or "")
-    return Revision(commit.strip(), frozenset(path for path in changed.split("\0") if path))
+    """The commit `root` is checked out at, when it is the top of a git checkout, else no commit."""
+    commit = git.head(root)
+    return Revision(commit, git.changed_paths(root)) if commit else Revision(None)
 
 
 @dataclass
@@ -245,39 +231,6 @@ class Edition:
     def figure_files(self) -> list[str]:
         """Every figure of this edition, as a path among the site's files."""
         return [figure_path(r.block.page, r.block.id) for r in self.site.all_results() if r.block.figure and r.figure]
-
-    def renderer(
-        self,
-        page: str,
-        changes_url: str | None,
-        colab_url: str | None,
-        serving: bool,
-        figure_urls: dict[str, str] | None = None,
-    ) -> PageRenderer:
-        """What renders `page`'s blocks: their results, and where each changed since the last release."""
-        results = self.site.results.get(page, [])
-        changed = {}
-        if results and changes_url:
-            changes = what_changed.changed_blocks(self.root, self.release, [self.site.page(page)])
-            changed = {
-                block.index: (minor_version(self.release), f"{changes_url}#{anchor}")
-                for block, anchor in changes.items()
-            }
-        recordings = Recordings(self.root, self.release, python=self.python)
-        return PageRenderer(
-            page,
-            results,
-            repo_url=self.config.repo_url,
-            commit=self.revision.commit,
-            uncommitted=self.revision.uncommitted,
-            show_failures=serving,
-            changed=changed,
-            colab_url=colab_url,
-            other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
-            figure_urls=figure_urls or {},
-            language=self.config.language,
-            docs_dir=self.docs_dir,
-        )
 
     def render_inputs(self) -> dict[str, str]:
         """Per page, a digest of everything its HTML is made from: its Markdown with every include

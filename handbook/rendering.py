@@ -23,13 +23,17 @@ from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 from pymdownx.superfences import SuperFencesException
 
+from handbook.environment import minor_version
 from handbook.execution.blocks import ENGINE_OPTIONS, Block
 from handbook.execution.failures import failure_message, place
 from handbook.execution.measurements import measurements
+from handbook.execution.recordings import Recordings
 from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.markdown_structure import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 from handbook.messages import Words
+from handbook.prebuild import Edition
+from handbook.reports import what_changed
 from handbook.tree_files import DOCS_DIR
 
 MAX_LINES = 80
@@ -74,6 +78,41 @@ class PageRenderer:
     @property
     def words(self) -> Words:
         return Words(self.language)
+
+    @classmethod
+    def for_page(
+        cls,
+        edition: Edition,
+        page: str,
+        changes_url: str | None,
+        colab_url: str | None,
+        serving: bool,
+        figure_urls: dict[str, str] | None = None,
+    ) -> PageRenderer:
+        """What renders `page`'s blocks in `edition`: their results, and where each changed since the last release."""
+        results = edition.site.results.get(page, [])
+        changed = {}
+        if results and changes_url:
+            changes = what_changed.changed_blocks(edition.root, edition.release, [edition.site.page(page)])
+            changed = {
+                block.index: (minor_version(edition.release), f"{changes_url}#{anchor}")
+                for block, anchor in changes.items()
+            }
+        recordings = Recordings(edition.root, edition.release, python=edition.python)
+        return cls(
+            page,
+            results,
+            repo_url=edition.config.repo_url,
+            commit=edition.revision.commit,
+            uncommitted=edition.revision.uncommitted,
+            show_failures=serving,
+            changed=changed,
+            colab_url=colab_url,
+            other_pythons={r.block.index: others for r in results if (others := recordings.other_pythons(r.block))},
+            figure_urls=figure_urls or {},
+            language=edition.config.language,
+            docs_dir=edition.docs_dir,
+        )
 
     def take(self, code: str) -> BlockResult:
         wanted = code.strip("\n")
@@ -173,11 +212,6 @@ class PageRenderer:
         # block were a twentieth of the index, which every page loads.
         shown = words("{place}: {how}", place=place, how=_inline(how_shown(result, self.language)))
         return f'{shown}{run_it}\n{{: .{kind} data-search-exclude="" }}'
-
-
-def figure_path(page: str, block_id: str) -> str:
-    """Where a block's figure is among the site's files: `memory.md`, `segments` -> `figures/memory/segments.svg`."""
-    return f"figures/{page.removesuffix('.md')}/{block_id}.svg"
 
 
 def figure_html(url: str, alt: str) -> str:

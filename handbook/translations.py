@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from handbook import git
 from handbook.execution.blocks import Block
 from handbook.markdown_structure import EXPLICIT_ID, heading_id, headings, sections
 from handbook.messages import Words
@@ -189,21 +189,14 @@ def changed_on(root: Path, original_file: str, section: str, recorded: str | Non
     """The date (YYYY-MM-DD) the original section stopped being the revision `recorded`: today for an
     edit not committed yet, else the date of the oldest commit after the newest one that still had it."""
 
-    def git(*args: str) -> str:
-        try:
-            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
-        except (OSError, subprocess.SubprocessError):
-            return ""
-        return done.stdout if done.returncode == 0 else ""
-
     def text_at(commit: str) -> str:
-        return section_texts(git("show", f"{commit}:{original_file}")).get(section, (0, ""))[1]
+        return section_texts(git.file_at(root, commit, original_file)).get(section, (0, ""))[1]
 
     now = section_texts((root / original_file).read_text(encoding="utf-8")).get(section, (0, ""))[1]
     if now != text_at("HEAD"):
         return datetime.now(UTC).date().isoformat()
     changed = None
-    for commit, date in (line.split() for line in git("log", "--format=%H %cs", "--", original_file).splitlines()):
+    for commit, date in git.file_history(root, original_file):
         if recorded is not None and revision(text_at(commit)) == recorded:
             break
         changed = date  # newest first: the last one before the break is the change

@@ -8,12 +8,10 @@ recorded release also carries the `latest` alias. mike commits to the local
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from handbook import switches
+from handbook import git, switches
 from handbook.environment import minor_version
 from handbook.releases import recorded_releases
 
@@ -62,17 +60,5 @@ def publish_not_found_page(root: Path, version: str, branch: str = "gh-pages") -
     version's page works there, since mike builds each version with its own directory as
     site_url, so its stylesheets, scripts and links are absolute addresses into that directory.
     Returns the new commit."""
-    with tempfile.TemporaryDirectory() as scratch:
-        env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}  # the work tree's index untouched
-
-        def git(*args: str) -> str:
-            return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
-
-        page = git("rev-parse", f"{branch}:{version}/{NOT_FOUND_PAGE}").strip()
-        git("read-tree", branch)
-        git("update-index", "--add", "--cacheinfo", f"100644,{page},{NOT_FOUND_PAGE}")
-        tree = git("write-tree").strip()
-        message = f"{NOT_FOUND_PAGE} at the root: torch {version}'s"
-        commit = git("commit-tree", tree, "-p", branch, "-m", message).strip()
-        git("update-ref", f"refs/heads/{branch}", commit)
-    return commit
+    message = f"{NOT_FOUND_PAGE} at the root: torch {version}'s"
+    return git.copy_within_branch(root, branch, f"{version}/{NOT_FOUND_PAGE}", NOT_FOUND_PAGE, message)

@@ -11,6 +11,7 @@ BASE = {
     "handbook",
     "handbook.environment",
     "handbook.errors",
+    "handbook.git",
     "handbook.markdown_structure",
     "handbook.messages",
     "handbook.releases",
@@ -65,3 +66,59 @@ def test_every_module_is_in_a_layer_the_docstring_names():
     named = {f"handbook.{name}" for name in re.findall(r"`(\w+)`", below)}
     assert named == BASE - {"handbook"}
     assert named <= names  # each one a module that exists
+
+
+# The MkDocs adapter: the only modules that may know the site generator (ARCHITECTURE.md, "Layers").
+ADAPTER = {"handbook.plugin", "handbook.rendering", "handbook.rebuilds", "handbook.page_meta", "handbook.page_weight"}
+GENERATOR = ("mkdocs", "markdown_exec", "material")
+# pymdownx defines the pages' syntax, as every generator that runs Python-Markdown reads it (MkDocs,
+# ProperDocs, Zensical): the scan reads fences and includes with it, so that a block's code is exactly
+# what the page shows. That one module; everything else of pymdownx is the adapter's.
+PAGE_SYNTAX = {"pymdownx": {"handbook.execution.blocks"}}
+
+
+def third_party(path: Path) -> set[str]:
+    """The top-level names of the packages a module imports, at any depth of its code."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+    return names
+
+
+def test_only_the_adapter_imports_the_site_generator():
+    found = []
+    for path in sorted((REPO / "handbook").rglob("*.py")):
+        name = module_name(path)
+        if name in ADAPTER:
+            continue
+        for package in sorted(third_party(path)):
+            if package in GENERATOR or (package in PAGE_SYNTAX and name not in PAGE_SYNTAX[package]):
+                found.append(f"{name} imports {package}")
+    assert found == []
+
+
+def test_nothing_outside_the_adapter_imports_it():
+    found = [
+        f"{module_name(path)} imports {target}"
+        for path in sorted((REPO / "handbook").rglob("*.py"))
+        if module_name(path) not in ADAPTER
+        for target in imported(path)
+        if target in ADAPTER or target.rsplit(".", 1)[0] in ADAPTER
+    ]
+    assert found == []
+
+
+def test_the_execute_step_loads_no_site_generator():
+    """`python -m handbook execute` and everything it imports, as Python loads it (not as the source reads)."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-X", "importtime", "-m", "handbook", "execute", "--help"]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert sorted(name for name in loaded if name.split(".")[0] in GENERATOR) == []
+    assert "handbook.prebuild" in loaded  # the step itself was loaded

@@ -91,6 +91,11 @@ def check_name(name: str) -> str | None:
     return None
 
 
+def figure_path(page: str, block_id: str) -> str:
+    """Where a block's figure is among the site's files: `memory.md`, `segments` -> `figures/memory/segments.svg`."""
+    return f"figures/{page.removesuffix('.md')}/{block_id}.svg"
+
+
 def sanitise(data: bytes) -> str:
     """The SVG figure `data`, with only what the allow-lists keep, as normalised text; FigureError for
     anything that is not an SVG, or that holds a DTD, an entity, a script, an event handler or a
