@@ -21,14 +21,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from handbook.checks import changed_on_of, outdated_translations
 from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version, python_minor
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
 from handbook.execution.runner import SettingError
 from handbook.languages import deploy_prefix
-from handbook.prebuild import changed_on_of, outdated_translations, prepare, read_config
+from handbook.prebuild import prepare
 from handbook.reports.drift import drift_report
 from handbook.reports.execution_report import site_problems
+from handbook.site_config import SiteConfig
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
 from handbook.translations import marked
@@ -44,8 +46,16 @@ from handbook.versions import (
 LANGUAGE_CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")  # the site's languages, one build each: English first
 
 
+def site_config(args: argparse.Namespace, config: str) -> SiteConfig:
+    """A configuration of the site under `--root`, as MkDocs reads it: MkDocs' own loader, imported only
+    by the commands that need it (`python -m handbook` itself loads no site generator)."""
+    from handbook.mkdocs_config import load_site_config
+
+    return load_site_config(args.root / config)
+
+
 def execute(args: argparse.Namespace) -> int:
-    edition = prepare(args.root, args.root / args.config, reuse=False)
+    edition = prepare(args.root, site_config(args, args.config), reuse=False)
     for line in edition.log:
         print(line, file=sys.stderr)
     for problem in edition.problems:
@@ -82,7 +92,7 @@ def deploy(args: argparse.Namespace) -> int:
         return 1
     release = installed_torch().release
     for config in args.configs or LANGUAGE_CONFIGS:  # one build per language, each under its own prefix of the branch
-        prefix = deploy_prefix(read_config(args.root / config).language).rstrip("/")
+        prefix = deploy_prefix(site_config(args, config).language).rstrip("/")
         command = deploy_command(args.root, release, args.branch, config, prefix)
         print(" ".join(command))
         deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
@@ -95,7 +105,7 @@ def deploy(args: argparse.Namespace) -> int:
 
 
 def translations(args: argparse.Namespace) -> int:
-    config = read_config(args.root / args.config)
+    config = site_config(args, args.config)
     if not config.translates:
         print(
             f"error: {args.config} builds no translation (its handbook plugin names no `translates`)", file=sys.stderr

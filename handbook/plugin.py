@@ -3,6 +3,9 @@
 Everything it shows was computed and checked by `handbook.prebuild` (which it calls, and
 which reuses a fresh record of `python -m handbook execute`); here only what MkDocs needs:
 its files, its navigation, each page's Markdown and HTML, and the report beside the site.
+It reads its configuration once, as MkDocs validated it (`SiteConfig.from_mkdocs`), keeps
+what a rebuild under `mkdocs serve` reuses on itself, and gives markdown-exec back its own
+formatters when MkDocs shuts down.
 """
 
 from __future__ import annotations
@@ -20,16 +23,19 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
 from handbook import git, languages, notebooks, page_meta, page_weight, rebuilds, translations
+from handbook.checks import Remembered
+from handbook.edition import Edition
 from handbook.errors import InputError, failed_command
 from handbook.execution.figures import figure_path
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
 from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words
-from handbook.prebuild import Edition, prepare
+from handbook.prebuild import prepare
 from handbook.rendering import PageRenderer
 from handbook.reports import site_report, what_changed
 from handbook.reports.execution_report import write_report
+from handbook.site_config import SiteConfig
 from handbook.sources import source_map
 
 log = logging.getLogger("mkdocs.plugins.handbook")
@@ -42,8 +48,7 @@ UNSEARCHED = {source_map.PAGE, site_report.PAGE}
 
 
 class HandbookConfig(Config):
-    # Pages whose `##` sections need no source link (the home page, say); read by the execute
-    # step from mkdocs.yml (`prebuild.read_config`), declared here so that MkDocs validates it.
+    # Pages whose `##` sections need no source link (the home page, say).
     sections_exempt = config_options.ListOfItems(config_options.Type(str), default=[])
     # A translation's build (mkdocs.zh.yml): the docs_dir of the pages it translates, whose blocks it shows.
     translates = config_options.Optional(config_options.Type(str))
@@ -62,6 +67,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.dirty = dirty
         self.render_inputs: dict[str, str] = {}  # page -> what it was last rendered from
         self.rendered: set[str] = set()  # the URLs of the pages this build rendered
+        self.remembered = Remembered()  # what the execute step checked and wrote, for the next rebuild
         if dirty:
             rebuilds.quiet_dirty_warning()
 
@@ -77,14 +83,29 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if snippets is not None:
             snippets["base_path"] = [str(self.root)]
             snippets["restrict_base_path"] = True  # as the scan, which also refuses links, has checked
-        # markdown-exec's formatter registry is its own global; the page being rendered is ours.
-        markdown_exec.formatters["python"] = self._format_python
-        markdown_exec.formatters["py"] = self._format_python
+        # markdown-exec's formatter registry is its own global; the page being rendered is ours, until
+        # MkDocs shuts down (`on_shutdown` gives it back).
+        self.formatters = {language: markdown_exec.formatters.get(language) for language in ("python", "py")}
+        for language in self.formatters:
+            markdown_exec.formatters[language] = self._format_python
+        try:
+            self.site_config = SiteConfig.from_mkdocs(config, self.root)
+        except InputError as error:
+            raise PluginError(str(error)) from error
         return config
+
+    def on_shutdown(self) -> None:
+        for language, formatter in getattr(self, "formatters", {}).items():
+            if formatter is None:
+                markdown_exec.formatters.pop(language, None)
+            else:
+                markdown_exec.formatters[language] = formatter
 
     def on_files(self, files, *, config):
         try:
-            self.edition = edition = prepare(self.root, Path(config.config_file_path), serving=self.serving)
+            self.edition = edition = prepare(
+                self.root, self.site_config, serving=self.serving, remembered=getattr(self, "remembered", None)
+            )
         except (InputError, SettingError) as error:
             raise PluginError(str(error)) from error
         except subprocess.CalledProcessError as failed:

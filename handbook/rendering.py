@@ -23,6 +23,7 @@ from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 from pymdownx.superfences import SuperFencesException
 
+from handbook.edition import Edition
 from handbook.environment import minor_version
 from handbook.execution.blocks import ENGINE_OPTIONS, Block
 from handbook.execution.failures import failure_message, place
@@ -32,7 +33,6 @@ from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.markdown_structure import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 from handbook.messages import Words
-from handbook.prebuild import Edition
 from handbook.reports import what_changed
 from handbook.tree_files import DOCS_DIR
 

@@ -27,14 +27,15 @@ from site_links import Site, report
 from test_accessibility import AXE_CONTEXT, AXE_PAGE_LOAD, blocking_report, run_axe
 from test_accessibility import axe_script as axe_script  # a fixture, used by name
 
+from handbook.checks import outdated_translations
 from handbook.execution.blocks import scan_docs
+from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import link_base
-from handbook.prebuild import outdated_translations, read_config
 from handbook.translations import section_texts
 
 REPO = Path(__file__).resolve().parent.parent
-ZH_CONFIG = read_config(REPO / "mkdocs.zh.yml")
-EN_CONFIG = read_config(REPO / "mkdocs.yml")
+ZH_CONFIG = load_site_config(REPO / "mkdocs.zh.yml")
+EN_CONFIG = load_site_config(REPO / "mkdocs.yml")
 
 
 def zh_site_of(english_site: Path) -> Path:
@@ -75,8 +76,8 @@ def test_every_english_page_has_a_translation_with_the_same_blocks_and_sections(
         assert list(section_texts((REPO / "docs-zh" / path).read_text())) == list(
             section_texts((REPO / "docs" / path).read_text())
         ), path
-    assert set(ZH_CONFIG.nav) == set(EN_CONFIG.nav), "the two navigations list the same pages"
-    assert list(ZH_CONFIG.nav) == list(EN_CONFIG.nav), "in the same order"
+    assert set(ZH_CONFIG.titles) == set(EN_CONFIG.titles), "the two navigations list the same pages"
+    assert list(ZH_CONFIG.titles) == list(EN_CONFIG.titles), "in the same order"
 
 
 def test_no_chinese_section_is_outdated():

@@ -11,8 +11,8 @@ import pytest
 from site_browser import EDITION_SITES, stale
 from site_links import Site, report
 
+from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import link_base
-from handbook.prebuild import read_config
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -24,8 +24,8 @@ def test_every_link_of_each_edition_resolves(release):
     root = EDITION_SITES[release]
     problem = stale(root)
     assert problem is None, problem
-    site_url = read_config(REPO / "mkdocs.yml").site_url
-    site = Site(root, site_url, elsewhere=(read_config(REPO / "mkdocs.zh.yml").site_url,))
+    site_url = load_site_config(REPO / "mkdocs.yml").site_url
+    site = Site(root, site_url, elsewhere=(load_site_config(REPO / "mkdocs.zh.yml").site_url,))
     broken = site.crawl()
     assert site.checked > 1000, f"only {site.checked} links checked: is {root} a whole site?"
     notebooks = site.notebooks()

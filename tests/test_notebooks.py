@@ -20,6 +20,7 @@ from handbook.execution.figures import build_font_cache
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings
+from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import (
     INSTALL_TAG,
     chapter_notebook,
@@ -32,7 +33,6 @@ from handbook.notebooks import (
     with_site_links,
     write,
 )
-from handbook.prebuild import read_config
 from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_install_command_installs_the_recorded_build():
 def test_each_edition_notebooks_are_clean(release):
     """The notebooks the strict build of each edition wrote (`make test` builds every edition first)."""
     site = EDITION_SITES[release]
-    site_url = read_config(REPO / "mkdocs.yml").site_url
+    site_url = load_site_config(REPO / "mkdocs.yml").site_url
     problem = stale(site)
     assert problem is None, problem
     built = sorted(site.glob("notebooks/*.ipynb"))
@@ -285,13 +285,14 @@ def test_the_link_base_is_the_editions_published_site_or_relative_without_one():
 
 def test_the_site_url_is_read_as_mkdocs_reads_it(tmp_path, monkeypatch):
     config = tmp_path / "mkdocs.yml"
-    config.write_text('site_url: !ENV [HANDBOOK_TEST_SITE_URL, "https://default.example/h/"]\nnav: [a.md]\n')
+    (tmp_path / "docs").mkdir()
+    config.write_text('site_name: t\nsite_url: !ENV [HANDBOOK_TEST_SITE_URL, "https://default.example/h/"]\n')
     monkeypatch.delenv("HANDBOOK_TEST_SITE_URL", raising=False)
-    assert read_config(config).site_url == "https://default.example/h/"
+    assert load_site_config(config).site_url == "https://default.example/h/"
     monkeypatch.setenv("HANDBOOK_TEST_SITE_URL", "http://127.0.0.1:8000/")
-    assert read_config(config).site_url == "http://127.0.0.1:8000/"
-    config.write_text("nav: [a.md]\n")
-    assert read_config(config).site_url is None
+    assert load_site_config(config).site_url == "http://127.0.0.1:8000/"
+    config.write_text("site_name: t\n")
+    assert load_site_config(config).site_url is None
 
 
 def test_in_chinese_the_links_and_the_comments_the_build_adds_are_chinese():

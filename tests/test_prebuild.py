@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from handbook.prebuild import read_config
+from handbook.mkdocs_config import load_site_config
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
@@ -44,20 +44,20 @@ def build(project, site: str):
     return project.run("-m", "mkdocs", "build", "--strict", "--site-dir", site)
 
 
-def test_the_sites_configuration_is_read_without_running_its_tags():
-    config = read_config(REPO / "mkdocs.yml")  # it holds !ENV and !!python/name: tags
+def test_the_sites_configuration_is_read_as_mkdocs_validates_it():
+    config = load_site_config(REPO / "mkdocs.yml")  # it holds !ENV and !!python/name: tags
     assert config.docs_dir == "docs"
-    assert config.nav["tensors.md"] == "Tensors and storage"
-    assert list(config.nav)[:2] == ["index.md", "setup.md"]  # the reading order
+    assert config.titles["tensors.md"] == "Tensors and storage"
+    assert list(config.titles)[:2] == ["index.md", "setup.md"]  # the reading order
     assert config.sections_exempt == {"index.md", "what-changed.md", "glossary.md"}
-    chinese = read_config(REPO / "mkdocs.zh.yml")  # INHERIT: mkdocs.yml, merged as MkDocs merges it
+    chinese = load_site_config(REPO / "mkdocs.zh.yml")  # INHERIT: mkdocs.yml, merged by MkDocs itself
     assert (chinese.docs_dir, chinese.language, chinese.translates, chinese.blocks_dir) == (
         "docs-zh",
         "zh",
         "docs",
         "docs",
     )
-    assert chinese.repo_url == config.repo_url and list(chinese.nav) == list(config.nav)
+    assert chinese.repo_url == config.repo_url and list(chinese.titles) == list(config.titles)
     assert config.repo_url == "https://github.com/pytorch-internals-executed/handbook"  # where blocks link
 
 

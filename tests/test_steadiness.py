@@ -74,3 +74,11 @@ def test_a_block_that_prints_the_time_zone_is_found_varying(project):
     assert "1 varying block(s), 0 failing in every run, of 1" in result.stdout
     assert "VARIES  docs/index.md, block block-1 (docs/index.md:4)" in result.stdout
     assert "-time zone: Asia/Shanghai\n    +time zone: None" in result.stdout
+
+
+def test_blocks_that_did_not_run_after_a_failure_are_counted_under_the_failure_not_listed():
+    first = [block("a", id="one"), block("b", id="two")]
+    second = [block("", "timeout", False, id="one", error="ran past"), block("", "not-run", False, id="two")]
+    found = steadiness.compare(runs(first, second), NAMES)
+    assert [entry["id"] for entry in found["varying"]] == ["one"]
+    assert found["varying"][0]["later_blocks_not_run"] == 1

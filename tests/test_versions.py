@@ -16,7 +16,7 @@ from site_links import Site
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
 from handbook.execution.blocks import scan_docs
-from handbook.prebuild import read_config
+from handbook.mkdocs_config import load_site_config
 from handbook.releases import recorded_releases
 from handbook.versions import NOT_FOUND_PAGE, deploy_command
 
@@ -111,7 +111,10 @@ def test_make_versions_deploys_every_supported_release(tree_copy, supported):
     chinese_versions = json.loads(tree_copy.git("show", "gh-pages:zh/versions.json"))
     assert [(v["version"], v["aliases"]) for v in chinese_versions] == [(v["version"], v["aliases"]) for v in versions]
     assert "url=latest/" in tree_copy.git("show", "gh-pages:zh/index.html")
-    english_url, chinese_url = read_config(REPO / "mkdocs.yml").site_url, read_config(REPO / "mkdocs.zh.yml").site_url
+    english_url, chinese_url = (
+        load_site_config(REPO / "mkdocs.yml").site_url,
+        load_site_config(REPO / "mkdocs.zh.yml").site_url,
+    )
     for release in supported:
         minor = minor_version(release)
         report = json.loads(tree_copy.git("show", f"gh-pages:zh/{minor}/execution-report.json"))

@@ -164,12 +164,15 @@ def compare(runs: list[dict], names: list[str]) -> dict:
         for block in run["blocks"]:
             by_block.setdefault((block["page"], block["id"]), []).append(block)
     varying, failing, headroom = [], [], []
+    skipped: dict[str, int] = {}  # page -> blocks that did not run in some run, after a block of it failed
     for (page, block_id), seen in by_block.items():
         where = {"page": page, "id": block_id, "source": seen[0]["source"]}
         outputs = [masked(b["output"]) for b in seen]
         statuses = ["passes" if b["passes"] else b["status"] for b in seen]
         figures = [b["figure"] for b in seen]
-        if len(set(outputs)) > 1 or len(set(statuses)) > 1 or len(set(figures)) > 1:
+        if set(statuses) == {"passes", "not-run"}:  # not a cause: an earlier block of its page failed
+            skipped[page] = skipped.get(page, 0) + 1
+        elif len(set(outputs)) > 1 or len(set(statuses)) > 1 or len(set(figures)) > 1:
             other = next((i for i, o in enumerate(outputs) if o != outputs[0]), None)
             if other is not None:
                 differs = diff(outputs[0], outputs[other])
@@ -185,6 +188,8 @@ def compare(runs: list[dict], names: list[str]) -> dict:
         if ratios:
             headroom.append({**where, "largest_share_of_timeout": round(max(ratios), 3), "timeout": seen[0]["timeout"]})
     headroom.sort(key=lambda entry: entry["largest_share_of_timeout"], reverse=True)
+    for entry in varying:
+        entry["later_blocks_not_run"] = skipped.pop(entry["page"], 0)
     return {"varying": varying, "failing": failing, "headroom": headroom}
 
 
@@ -230,6 +235,8 @@ def print_report(report: dict, path: Path) -> None:
         print(f"\nVARIES  docs/{entry['page']}, block {entry['id']} ({entry['source']})")
         for name, status in entry["runs"].items():
             print(f"    run {name}: {status}")
+        if entry.get("later_blocks_not_run"):
+            print(f"    ({entry['later_blocks_not_run']} later block(s) of the page did not run where it failed)")
         print("\n".join("    " + line for line in entry["differs"]))
     for entry in report["failing"]:
         print(f"\nFAILS   docs/{entry['page']}, block {entry['id']} ({entry['source']}): {entry['status']}")

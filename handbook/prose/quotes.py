@@ -18,6 +18,7 @@ a worker process for at most PATTERN_SECONDS: Python's `re` backtracks, and a pa
 
 from __future__ import annotations
 
+import atexit
 import html
 import multiprocessing
 import re
@@ -66,6 +67,10 @@ class _Searcher:
     def first_match(cls, pattern: str, output: str, seconds: float) -> str | None:
         if cls.pool is None:
             cls.pool = multiprocessing.get_context("spawn").Pool(1)
+            # Ended before the interpreter's own teardown (atexit runs the last registered first), which
+            # would otherwise race the pool's resource tracker to unlink its semaphores and print
+            # FileNotFoundError tracebacks at the end of a build.
+            atexit.register(cls.stop)
             # Started and answering before any pattern is timed: on a busy machine the worker's
             # start-up alone can take longer than a pattern may.
             cls.pool.apply_async(_first_match, ("", "")).get(STARTUP_SECONDS)
@@ -73,9 +78,15 @@ class _Searcher:
         try:
             return pending.get(seconds)
         except multiprocessing.TimeoutError:
-            cls.pool.terminate()
-            cls.pool = None
+            cls.stop()
             raise PatternTimeout from None
+
+    @classmethod
+    def stop(cls) -> None:
+        if cls.pool is not None:
+            cls.pool.terminate()
+            cls.pool.join()
+            cls.pool = None
 
 
 def quoted_value(output: str, pattern: str, seconds: float = PATTERN_SECONDS) -> str | None:
