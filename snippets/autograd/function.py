@@ -81,6 +81,30 @@ out.sum().backward()
 print("k.grad:", k.grad)
 
 
+def twice(x, mark):
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2, x * 3                  # two float outputs
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            if mark:
+                ctx.mark_non_differentiable(output[1])   # what it is for: an *output*
+
+        @staticmethod
+        def backward(ctx, grad_2x, grad_3x):
+            return grad_2x * 2 + grad_3x * 3
+
+    return Twice.apply(x)
+
+
+for mark in (False, True):
+    doubled, tripled = twice(a, mark)
+    print(f"mark_non_differentiable(output[1]) {mark!s:5}: outputs require grad:",
+          doubled.requires_grad, tripled.requires_grad)
+
+
 class ArgmaxToo(torch.autograd.Function):
     @staticmethod
     def forward(x):
@@ -88,7 +112,7 @@ class ArgmaxToo(torch.autograd.Function):
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        ctx.mark_non_differentiable(output[1])   # what it is for: an *output*
+        pass                                     # no mark at all
 
     @staticmethod
     def backward(ctx, grad_out, grad_idx):
@@ -96,5 +120,6 @@ class ArgmaxToo(torch.autograd.Function):
 
 
 doubled, idx = ArgmaxToo.apply(a)
-print("outputs require grad:", doubled.requires_grad, idx.requires_grad)
+print("an int64 output, unmarked: outputs require grad:", doubled.requires_grad,
+      idx.requires_grad)
 # --8<-- [end:nondiff]

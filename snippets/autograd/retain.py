@@ -33,3 +33,12 @@ print("retain_grad after backward -> g.grad:", g.grad)
 out.backward()
 print("next pass fills it:", g.grad)
 # --8<-- [end:retain_late]
+
+# --8<-- [start:retain_order]
+leaf = torch.ones(3, requires_grad=True)
+mid = leaf * 2
+mid.retain_grad()                    # registered first...
+mid.register_hook(lambda g: g * 10)  # ...yet this tensor hook runs before it
+(mid ** 2).sum().backward()
+print("dL/dmid = 2*mid:", (2 * mid).tolist(), "| mid.grad:", mid.grad.tolist())
+# --8<-- [end:retain_order]

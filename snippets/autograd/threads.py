@@ -39,6 +39,42 @@ worker = threading.Thread(target=lambda: result.update(worker=backward_here()))
 worker.start()
 worker.join()
 print("backward from another thread: ", result["worker"])
+
+
+class Meet(torch.autograd.Function):
+    """The identity, whose backward waits until a second backward is inside it too."""
+
+    barrier = threading.Barrier(2, timeout=60)
+
+    @staticmethod
+    def forward(x):
+        return x.clone()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad):
+        Meet.barrier.wait()  # passes only with two backward passes here at once
+        return grad
+
+
+finished = []
+
+
+def backward_meeting():
+    x = torch.randn(3, requires_grad=True)
+    Meet.apply(x).sum().backward()
+    finished.append(x.grad is not None)
+
+
+pair = [threading.Thread(target=backward_meeting) for _ in range(2)]
+for t in pair:
+    t.start()
+for t in pair:
+    t.join()
+print("two backward passes met inside their nodes:", finished == [True, True])
 # --8<-- [end:caller_thread]
 
 # --8<-- [start:device_threads]

@@ -16,6 +16,22 @@ for name, t in cases.items():
     print(f"{name:<15} {torch._C._dispatch_keys(t)}")
 # --8<-- [end:keys]
 
+# --8<-- [start:conj_fallback]
+import os
+
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # as every page runs; for this file alone
+from torch.profiler import ProfilerActivity, profile
+
+z = torch.tensor([1 + 2j, 3 - 1j])
+for label, arg in [("sin(z)", z), ("sin(z.conj())", z.conj())]:
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        out = torch.sin(arg)
+    ops = sorted({e.name for e in prof.events()})
+    print(f"{label:14} is_conj: {arg.is_conj()!s:5} ops: {ops}")
+print("same values as sin of a materialised conj:",
+      torch.equal(torch.sin(z.conj()), torch.sin(z.conj_physical())))
+# --8<-- [end:conj_fallback]
+
 # --8<-- [start:tls]
 DK = torch._C.DispatchKey
 

@@ -133,6 +133,12 @@ print("torch.toy.device_count():", torch.toy.device_count(),
 print("profiler activities:", sorted(a.name for a in torch.profiler.supported_activities()))
 
 
+try:
+    torch.ones(1).to("toy")  # a name and a module, but no device guard yet
+except RuntimeError as e:
+    print("to('toy') without a device guard:", e)
+
+
 # 4. What a C++ backend registers as a DeviceGuardImpl and PrivateUse1HooksInterface,
 #    here as Python objects (an experimental API that this torch provides).
 class ToyGuard(torch._C._acc.DeviceGuard):
@@ -270,3 +276,35 @@ os._exit(0)  # skip interpreter teardown, which can abort once a toy device thre
 """], capture_output=True, text=True, check=True)
 print(fresh.stdout.strip())
 # --8<-- [end:toy_limits]
+
+# --8<-- [start:toy_fallback]
+from torch.utils._pytree import tree_leaves, tree_map
+
+fallback_lib = torch.library.Library("_", "IMPL")  # fallbacks belong to no namespace
+fell_back = []
+
+
+def cpu_fallback(op, *args, **kwargs):
+    """Any operator without a toy kernel: run it on the CPU data of the toy arguments."""
+    fell_back.append(str(op))
+    toys = {id(t.cpu_data): t for t in tree_leaves((args, kwargs))
+            if isinstance(t, torch.Tensor) and t.is_toy}
+    args, kwargs = tree_map(
+        lambda v: v.cpu_data if isinstance(v, torch.Tensor) and v.is_toy else v,
+        (args, kwargs))
+    result = op(*args, **kwargs)
+
+    def back(r):  # an out= argument comes back as itself, anything new as a toy tensor
+        if not isinstance(r, torch.Tensor):
+            return r
+        return toys[id(r)] if id(r) in toys else toy_tensor(r)
+
+    return tree_map(back, result)
+
+
+fallback_lib.fallback(cpu_fallback, "PrivateUse1")
+s = torch.sin(a)
+print("torch.sin(a):", s.cpu(), "on", s.device, "| the fallback ran:", fell_back)
+show_table("aten::sin", ["PrivateUse1"])
+show_table("aten::sin.out", ["PrivateUse1"])
+# --8<-- [end:toy_fallback]

@@ -44,6 +44,36 @@ grads_plain = [p.grad.clone() for p in blocks.parameters()]
 print("GELU forwards run:", CountedGELU.runs)
 # --8<-- [end:saved_hooks]
 
+# --8<-- [start:meter_blind_spot]
+class SinSaved(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)  # through SavedVariable: the pack hook sees it
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+class SinKept(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.kept = x  # a plain attribute of ctx: the pack hook does not
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.kept.cos()
+
+
+act_in = torch.randn(64, 2048, requires_grad=True)  # 524,288 bytes
+for fn in (SinSaved, SinKept):
+    _, n, nbytes = saved_bytes(lambda: fn.apply(act_in), blocks)
+    print(f"{fn.__name__}: {n} storages saved, {nbytes:,} bytes")
+# --8<-- [end:meter_blind_spot]
+
 # --8<-- [start:saved_no_grad]
 with torch.no_grad():
     out, n, nbytes = saved_bytes(lambda: blocks(x), blocks)

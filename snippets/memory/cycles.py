@@ -27,6 +27,28 @@ print("gc.collect() found unreachable objects:", gc.collect() > 0)
 print("after gc.collect:  4 MB buffer alive:", buffer_alive() is not None)
 # --8<-- [end:tracked]
 
+# --8<-- [start:through_tensor]
+t, alive_attr = tracked_zeros(1_000_000)
+t.me = t                                     # a cycle through the tensor's own __dict__
+del t
+print("tensor.me = tensor:       after del alive:", alive_attr() is not None, end=" | ")
+gc.collect()
+print("after gc.collect alive:", alive_attr() is not None)
+
+
+def with_hook():
+    t, alive = tracked_zeros(1_000_000)
+    t.requires_grad_()
+    t.register_hook(lambda grad: grad * t.sum())   # the hook's closure holds t
+    return alive
+
+
+alive_hook = with_hook()
+print("hook that refers to it:   after return alive:", alive_hook() is not None, end=" | ")
+gc.collect()
+print("after gc.collect alive:", alive_hook() is not None)
+# --8<-- [end:through_tensor]
+
 # --8<-- [start:gc_count]
 def containers_per_call(make, calls=100):
     """How many objects the collector's generation-0 count grows by per make() call."""

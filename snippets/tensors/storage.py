@@ -39,6 +39,13 @@ print("tensor3 on a new storage:", tensor3.untyped_storage().data_ptr() != stora
 typed = tensor1.storage()  # the old accessor: a TypedStorage, with a deprecation warning
 print(type(typed).__name__, typed.dtype, "| size:", typed.size(), "elements")
 print("wraps the same UntypedStorage:", typed.untyped() is tensor1.untyped_storage())
+
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")  # no filter hides it: the function itself stays quiet
+    tensor2.storage()
+print("warnings from a second .storage() call:", len(caught))
 # --8<-- [end:typed_warning]
 
 # --8<-- [start:resize_set]

@@ -44,3 +44,38 @@ owned = big.clone()  # materialise: now 3000 separate floats
 owned.add_(1)
 print("after clone:", owned.stride(), owned.untyped_storage().nbytes(), "bytes")
 # --8<-- [end:expand]
+
+# --8<-- [start:expand_writes]
+import operator
+import warnings
+
+
+def try_write(label, write):
+    """Write into a fresh 1000x3 expand of one 3-float row; report what reached the row."""
+    row = torch.tensor([1.0, 2.0, 3.0])
+    big = row.expand(1000, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            write(big)
+            outcome = f"ok: row {row.tolist()}, big[999] {big[999].tolist()}"
+        except RuntimeError as e:
+            outcome = f"RuntimeError: {str(e).split(':')[0]}"
+    print(f"{label:28}{outcome}")
+    for w in caught:
+        print(f"{'':28}warning: {str(w.message).split('. ')[0]}")
+
+
+try_write("big.add_(1)", lambda b: b.add_(1))
+try_write("big.copy_(zeros)", lambda b: b.copy_(torch.zeros(1000, 3)))
+try_write("big.normal_()", lambda b: b.normal_())
+try_write("big.fill_(5.0)", lambda b: b.fill_(5.0))
+try_write("big.zero_()", lambda b: b.zero_())
+try_write("big[0, 1] = 5.0", lambda b: operator.setitem(b, (0, 1), 5.0))
+try_write("big[2] = [7, 8, 9]",
+          lambda b: operator.setitem(b, 2, torch.tensor([7.0, 8.0, 9.0])))
+try_write("big.index_put_(([0],), 4.0)",
+          lambda b: b.index_put_((torch.tensor([0]),), torch.tensor(4.0)))
+try_write("big.masked_fill_(mask, 6.0)",
+          lambda b: b.masked_fill_(torch.tensor([True, False, False]), 6.0))
+# --8<-- [end:expand_writes]

@@ -34,6 +34,8 @@ print("after x.data.add_:       ", x._version, "| x.data has its own:", d._versi
 # --8<-- [end:version_views]
 
 # --8<-- [start:what_bumps]
+import ctypes
+
 x = torch.zeros(4)
 
 
@@ -52,4 +54,10 @@ bumps("x.set_(torch.ones(3))", lambda: x.set_(torch.ones(3)))
 alias = torch.from_dlpack(x)                           # same bytes, a new TensorImpl
 bumps("torch.from_dlpack(x).add_(7)", lambda: alias.add_(7))
 print("x after that write:", x, "| the alias's own counter:", alias._version)
+
+arr = x.numpy()                                        # a NumPy array on x's bytes
+bumps("x.numpy()[0] = -1", lambda: arr.__setitem__(0, -1.0))
+cell = ctypes.c_float.from_address(x.data_ptr() + 4)   # a raw pointer to x[1]
+bumps("write through data_ptr()", lambda: setattr(cell, "value", -2.0))
+print("x after those writes:", x)
 # --8<-- [end:what_bumps]

@@ -115,3 +115,72 @@ branches = ep_cond.module()
 for sample in (torch.ones(2, 4), -torch.ones(2, 4)):
     print("matches eager:", torch.equal(branches(sample), SignSwitch()(sample)))
 # --8<-- [end:cond]
+
+
+# --8<-- [start:dim_hints]
+def input_shapes(program):
+    """The shapes export gave the user inputs, symbols included."""
+    return {n.name: tuple(n.meta["val"].shape) for n in program.graph.nodes
+            if n.op == "placeholder" and not n.name.startswith(("p_", "b_"))}
+
+
+for hint in (Dim.AUTO, Dim.STATIC, Dim.DYNAMIC):
+    try:
+        program = export(head, (x,), dynamic_shapes={"x": {0: hint, 1: hint}})
+        print(f"{hint}: {input_shapes(program)}, ranges {program.range_constraints}")
+    except Exception as e:
+        print(f"{hint}: {type(e).__name__}: {str(e).splitlines()[1].strip()}")
+
+
+class AddPair(torch.nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+pair = export(AddPair(), (torch.randn(3, 4), torch.randn(3, 4)),
+              dynamic_shapes={"x": {0: Dim.AUTO}, "y": {0: Dim.AUTO}})
+print("x + y, Dim.AUTO on both batches:", input_shapes(pair))
+rows = export(FixedRows(), (x,), dynamic_shapes={"x": {0: Dim.AUTO}})
+print("FixedRows, Dim.AUTO on the batch:", input_shapes(rows))
+auto_head = export(head, (x,), dynamic_shapes={"x": {0: Dim.AUTO}}).module()
+print("batch 1 and 1000 run:", [tuple(auto_head(torch.randn(n, 4)).shape) for n in (1, 1000)])
+# --8<-- [end:dim_hints]
+
+
+# --8<-- [start:draft_export]
+import gc
+import os
+import warnings
+
+from torch.export import draft_export
+
+# draft_export logs a summary of its report too (this block prints the report's items),
+# and writes a trace for tlparse: into this directory rather than the system's temp.
+logging.getLogger("torch.export._draft_export").setLevel(logging.ERROR)
+os.environ["TORCH_DTRACE"] = os.path.abspath("draft-export-trace")
+
+with warnings.catch_warnings():
+    # The trace's log file is left open and closed by the garbage collector.
+    warnings.simplefilter("ignore", ResourceWarning)
+    for label, module, shapes in [("SignSwitch", SignSwitch(), None),
+                                  ("FixedRows", FixedRows(), {"x": {0: Dim.DYNAMIC}})]:
+        draft = draft_export(module, (x,), dynamic_shapes=shapes)
+        print(f"{label}: {type(draft).__name__}, {len(draft._report.failures)} issue(s)")
+        for failure in draft._report.failures:
+            data = failure.data
+            print(f"  {failure.failure_type.name}: {data['expr']}")
+            if "result" in data:
+                print(f"    specialised to the example's answer: {data['result']}")
+            if "new_dynamic_shapes" in data:
+                print(f"    suggested dynamic_shapes: {data['new_dynamic_shapes']}")
+
+    drafted = draft_export(SignSwitch(), (x,)).module()
+    print("x.sum() > 0:", bool(x.sum() > 0), "| on x, matches eager:",
+          torch.equal(drafted(x), SignSwitch()(x)))
+    try:
+        drafted(-x)
+    except RuntimeError as e:
+        print("on -x:", str(e).splitlines()[0])
+    del draft
+    gc.collect()
+# --8<-- [end:draft_export]

@@ -63,6 +63,8 @@ import torch.onnx
 
 print("torch.onnx.export(..., dynamo=...) default:", inspect.signature(torch.onnx.export).parameters["dynamo"].default)
 print("aoti_compile_and_package", inspect.signature(torch._inductor.aoti_compile_and_package))
+print("aot_inductor.package_constants_in_so:",
+      torch._inductor.config.aot_inductor.package_constants_in_so)
 # --8<-- [end:deploy_entry_points]
 
 # --8<-- [start:aoti]

@@ -41,6 +41,12 @@ print(scripted.code)
 print(strip_locations(scripted.graph))
 # --8<-- [end:script_graph]
 
+# --8<-- [start:script_schemas]
+for kind in ("aten::gt", "aten::mul", "aten::sub"):
+    (node,) = scripted.graph.findAllNodes(kind)  # searches the nested blocks too
+    print(f"{kind:10} {node.schema()}")
+# --8<-- [end:script_schemas]
+
 # --8<-- [start:script_run]
 for start in (torch.ones(2), -torch.ones(2)):
     print("input", start.tolist(), "->", scripted(start, 3).tolist(),
