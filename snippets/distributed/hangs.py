@@ -21,20 +21,21 @@ print("default timeout of a process group:", dist.constants.default_pg_timeout)
 # --8<-- [end:timeout]
 
 # --8<-- [start:monitored_barrier]
-rank0_reported = fork.Event()
-
-
-def one_rank_missing(rank, world_size):
-    if rank == 1:
-        rank0_reported.wait(timeout=30)
+def only_rank0_arrives(rank, world_size, reported, wait_all_ranks):
+    if rank != 0:
+        reported.wait(timeout=30)  # stay alive until rank 0 has its answer
         return "did not reach the barrier"
     try:
-        dist.monitored_barrier(timeout=timedelta(seconds=1))  # gloo only
+        dist.monitored_barrier(timeout=timedelta(seconds=1), wait_all_ranks=wait_all_ranks)
     finally:
-        rank0_reported.set()
+        reported.set()
 
 
-show(run_ranks(one_rank_missing))
+for world_size, wait_all in ((2, False), (3, True)):
+    reported = fork.Event()  # made before the ranks are forked, so that they share it
+    print(f"{world_size} ranks, wait_all_ranks={wait_all}:")
+    results = run_ranks(lambda r, w: only_rank0_arrives(r, w, reported, wait_all), world_size)
+    show([text.splitlines()[0] for text in results])  # then gloo's error, with the ms left
 # --8<-- [end:monitored_barrier]
 
 # --8<-- [start:mismatch]
