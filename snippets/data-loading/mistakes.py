@@ -100,3 +100,88 @@ except ValueError as e:
     print("  last line of the worker's traceback:", rest[-1])
 gc.collect()  # the traceback's frames held the loader's iterator, and its workers with it: end them now
 # --8<-- [end:worker_error]
+
+# --8<-- [start:hang_timeout]
+import time  # noqa: E402
+
+
+class Stuck(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        time.sleep(60)  # a read that never returns: a dead mount, a lock held over fork
+        return i
+
+
+try:
+    next(iter(DataLoader(Stuck(), num_workers=1, timeout=2, multiprocessing_context="fork")))
+except RuntimeError as e:
+    print(f"timeout=2: RuntimeError: {e}")
+# --8<-- [end:hang_timeout]
+
+# --8<-- [start:hang_killed]
+import os  # noqa: E402
+import re  # noqa: E402
+import signal  # noqa: E402
+
+
+class Killed(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        os.kill(os.getpid(), signal.SIGKILL)  # what the kernel's out-of-memory killer sends
+
+
+try:
+    next(iter(DataLoader(Killed(), num_workers=1, multiprocessing_context="fork")))
+except RuntimeError as e:
+    for error in (e, e.__cause__):  # the error, and the one it was raised from
+        text = re.sub(r"\d+", "<pid>", str(error), count=1)  # pids differ per run
+        print(f"{type(error).__name__}: {text}")
+# --8<-- [end:hang_killed]
+
+# --8<-- [start:fd_limit]
+import multiprocessing as mp  # noqa: E402
+import resource  # noqa: E402
+
+
+class Small(Dataset):
+    def __len__(self):
+        return 300
+
+    def __getitem__(self, i):
+        return torch.full((4,), float(i))
+
+
+def open_fds():
+    return len(os.listdir("/proc/self/fd"))  # Linux: one entry per open descriptor
+
+
+def keep_all(limit, results):
+    """Keep every tensor the loader returns, with at most `limit` more descriptors open."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (open_fds() + limit, hard))  # here only
+    kept = []
+    try:
+        loader = DataLoader(Small(), batch_size=None, num_workers=1, multiprocessing_context="fork")
+        for t in loader:
+            kept.append(t)
+            if len(kept) == 1:
+                before = open_fds()  # the loader's own pipes and queues are open by now
+            if len(kept) == 101:
+                results.put(f"100 more tensors alive: {open_fds() - before} more descriptors")
+        results.put(f"all {len(kept)} kept")
+    except RuntimeError as e:
+        results.put(f"RuntimeError: {e}")
+
+
+fork = mp.get_context("fork")
+results = fork.Queue()
+child = fork.Process(target=keep_all, args=(200, results))  # as if `ulimit -n` were low
+child.start()
+print(results.get(timeout=60))
+print(results.get(timeout=60))
+child.join()
+# --8<-- [end:fd_limit]

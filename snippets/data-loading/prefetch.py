@@ -2,46 +2,51 @@
 
 # --8<-- [start:in_flight]
 import multiprocessing as mp
-import time
 
 import torch
-from torch.utils.data import DataLoader, Dataset, get_worker_info
+from torch.utils.data import DataLoader, Dataset, Sampler, get_worker_info
 
 mp.set_start_method("fork", force=True)  # these examples rely on fork (macOS defaults to spawn)
 
 torch.manual_seed(0)
 
 
-class Logged(Dataset):
-    """Records, in the main process, each index a worker was asked for (through a shared list)."""
-
+class Numbers(Dataset):
     def __init__(self, n):
         self.n = n
-        self.asked = torch.full((n,), -1, dtype=torch.int64).share_memory_()
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, i):
-        self.asked[i] = 1
         return i
 
 
-def requested(ds):
-    return int((ds.asked >= 0).sum())
+class CountingSampler(Sampler):
+    """Counts, in the main process, the indices the loader has drawn for its workers."""
+
+    def __init__(self, n):
+        self.n, self.drawn = n, 0
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        for i in range(self.n):
+            self.drawn += 1
+            yield i
 
 
 for workers, prefetch in ((2, 2), (2, 4), (1, 3)):
-    ds = Logged(64)
-    it = iter(DataLoader(ds, batch_size=1, num_workers=workers, prefetch_factor=prefetch))
+    sampler = CountingSampler(64)
+    loader = DataLoader(Numbers(64), batch_size=1, sampler=sampler, num_workers=workers,
+                        prefetch_factor=prefetch)
+    it = iter(loader)
     first = next(it)
-    deadline = time.monotonic() + 10  # wait for the workers (or give up), then a little more
-    while requested(ds) <= workers * prefetch and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.2)
     print(
         f"num_workers={workers} prefetch_factor={prefetch}: after one batch was taken, "
-        f"{requested(ds)} indices were requested (1 consumed + {requested(ds) - 1} in flight; "
+        f"{sampler.drawn} indices were sent "
+        f"(1 consumed + {sampler.drawn - 1} in flight; "
         f"num_workers * prefetch_factor = {workers * prefetch})"
     )
     del it
@@ -49,11 +54,11 @@ for workers, prefetch in ((2, 2), (2, 4), (1, 3)):
 
 # --8<-- [start:prefetch_error]
 try:
-    DataLoader(Logged(4), num_workers=0, prefetch_factor=2)
+    DataLoader(Numbers(4), num_workers=0, prefetch_factor=2)
 except ValueError as e:
     print("ValueError:", e)
-print("default prefetch_factor with workers:", DataLoader(Logged(4), num_workers=2).prefetch_factor)
-print("default prefetch_factor without:     ", DataLoader(Logged(4), num_workers=0).prefetch_factor)
+print("default prefetch_factor with workers:", DataLoader(Numbers(4), num_workers=2).prefetch_factor)
+print("default prefetch_factor without:     ", DataLoader(Numbers(4), num_workers=0).prefetch_factor)
 # --8<-- [end:prefetch_error]
 
 
@@ -78,5 +83,25 @@ for persistent in (False, True):
     print(f"persistent_workers={persistent}:")
     for n, epoch in enumerate(epochs):
         print(f"  epoch {n}: (worker, items it had made so far) = {epoch}")
+    del loader
+
+
+class Noted(Dataset):
+    note = "as forked"
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.note
+
+
+for persistent in (False, True):
+    dataset = Noted()
+    loader = DataLoader(dataset, batch_size=None, num_workers=2,
+                        persistent_workers=persistent)
+    first = list(loader)
+    dataset.note = "changed by the main process"  # between two epochs
+    print(f"persistent_workers={persistent}: epoch 0 {first},\n  epoch 1 {list(loader)}")
     del loader
 # --8<-- [end:persistent]

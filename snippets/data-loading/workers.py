@@ -93,24 +93,27 @@ class Stamped(Dataset):
         return t
 
 
-def shm_entries_of(pids):
-    """Entries in /dev/shm whose names torch made for these worker pids (counted, not shown)."""
-    if not os.path.isdir("/dev/shm"):
-        return 0
+def shm_names():
+    return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+
+
+def new_entries_of(pids, old):
+    """Entries new in /dev/shm since `old` that torch named for these worker pids (counted)."""
     prefixes = tuple(f"torch_{pid}_" for pid in pids)
-    return sum(name.startswith(prefixes) for name in os.listdir("/dev/shm"))
+    return sum(name.startswith(prefixes) for name in shm_names() - old)
 
 
 for strategy in ("file_descriptor", "file_system"):
     tmp.set_sharing_strategy(strategy)
+    old = shm_names()  # whatever other processes left there is not counted
     kept = list(DataLoader(Stamped(), batch_size=None, num_workers=2))
     pids = {int(t[0]) for t in kept}
     print(
         f"{strategy:15}: {len(kept)} tensors alive, all shared: {all(t.is_shared() for t in kept)},"
-        f" torch_<worker pid>_* entries in /dev/shm: {shm_entries_of(pids)}"
+        f" torch_<worker pid>_* entries in /dev/shm: {new_entries_of(pids, old)}"
     )
     del kept
-    print(f"{strategy:15}: after del, entries left: {shm_entries_of(pids)}")
+    print(f"{strategy:15}: after del, entries left: {new_entries_of(pids, old)}")
 tmp.set_sharing_strategy("file_descriptor")
 # --8<-- [end:dev_shm]
 

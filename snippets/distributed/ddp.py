@@ -18,7 +18,15 @@ def wrap(rank, world_size):
     return f"weight sum before DDP {before:+.4f}, after {model.weight.sum().item():+.4f}"
 
 
+def mismatched(rank, world_size):
+    DDP(nn.Linear(2, 1 + rank))  # rank 1's layer has another shape
+    return "wrapped"
+
+
 show(run_ranks(wrap))
+rank0, rank1 = run_ranks(mismatched)
+print("rank 1:", rank1)
+print("rank 0 fails too:", rank0 != "wrapped", "| its error names the shapes:", "sizes" in rank0)
 # --8<-- [end:ddp_broadcast]
 
 
@@ -134,17 +142,22 @@ class TwoHeads(nn.Module):
 def unused(rank, world_size):
     torch.manual_seed(0)
     ddp = DDP(TwoHeads())
+    torch.manual_seed(rank)  # each rank its own batch, as in real training
     seen = []
     for step in range(2):
         try:
             ddp(torch.randn(2, 4)).sum().backward()
-            seen.append(f"step {step}: ok")
+            seen.append(ddp.module.a.weight.grad.tolist())  # the used layer's gradient
         except RuntimeError as e:
-            seen.append(f"step {step}: RuntimeError: {e}")
+            seen.append(f"RuntimeError: {e}")
     return seen
 
 
-print(*run_ranks(unused)[0], sep="\n")
+results = run_ranks(unused)
+grads = [torch.tensor(steps[0]) for steps in results]
+print("step 0: no error; a.weight.grad the same on both ranks:", torch.equal(*grads))
+print("  a.weight.grad.sum() on rank 0, rank 1:", [round(g.sum().item(), 4) for g in grads])
+print("step 1:", results[0][1])
 # --8<-- [end:unused_error]
 
 # --8<-- [start:unused_names]
@@ -212,4 +225,6 @@ exact = run_ranks(lambda r, w: compressed(r, w, None))[0]
 fp16 = run_ranks(lambda r, w: compressed(r, w, default_hooks.fp16_compress_hook))[0]
 print(f"averaged gradient, float32 all-reduce: {exact!r}")
 print(f"averaged gradient, fp16_compress_hook: {fp16!r} (sent as float16, cast back to float32)")
+bf16 = run_ranks(lambda r, w: compressed(r, w, default_hooks.bf16_compress_hook))[0]
+print("bf16_compress_hook on gloo:", bf16 if isinstance(bf16, float) else bf16.split(":")[0])
 # --8<-- [end:fp16_hook]

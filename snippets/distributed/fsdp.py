@@ -47,6 +47,13 @@ def describe(rank, world_size):
         lines.append(
             f"{name:8} {type(p).__name__} {p.placements} global {tuple(p.shape)} local {tuple(p.to_local().shape)}"
         )
+    opt = torch.optim.Adam(model.parameters())
+    model(torch.randn(3, 4)).sum().backward()
+    opt.step()  # Adam's state is made like its parameter: a DTensor, sharded the same way
+    w = model[0].weight
+    local = {"grad": w.grad} | {k: opt.state[w][k] for k in ("exp_avg", "exp_avg_sq")}
+    shapes = ", ".join(f"{k} {tuple(v.to_local().shape)}" for k, v in local.items())
+    lines.append(f"0.weight after a step, local shapes: {shapes}")
     return lines
 
 

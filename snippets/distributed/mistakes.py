@@ -18,6 +18,10 @@ for rank in range(2):
         sampler.set_epoch(epoch)  # the shuffle is seeded with seed + epoch
         epochs.append(list(sampler))
     print(f"rank {rank}, set_epoch(e):  ", epochs)
+for drop_last in (False, True):  # 7 items do not split evenly over 2 ranks
+    split = [list(DistributedSampler(range(7), 2, r, shuffle=False, drop_last=drop_last))
+             for r in range(2)]
+    print(f"7 items, drop_last={drop_last}:", split)
 # --8<-- [end:sampler_epoch]
 
 

@@ -40,7 +40,7 @@ dist.init_process_group("nccl", init_method=f"file://{store}", rank=rank, world_
 
 
 def run_nccl(body, world_size, env=None):
-    """Run body on world_size fresh processes (CUDA cannot be used in a forked child); print rank by rank."""
+    """Run body on world_size fresh processes (not forked: see the prose); print rank by rank."""
     program = RANK_PRELUDE + textwrap.dedent(body)
     with tempfile.TemporaryDirectory() as tmp:
         procs = [

@@ -38,6 +38,22 @@ for step in range(6):
     print(f"{step:>4}  {scale:>5}  {found:>9}  {changed!s:>15}  {scaler.get_scale():>18}")
 # --8<-- [end:steps]
 
+# --8<-- [start:fused]
+for fused in (False, True):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.Adam(model.parameters(), lr=0.1, fused=fused)
+    calls = []
+    opt.register_step_pre_hook(lambda *args: calls.append("step"))  # runs as step() starts
+    scaler = torch.amp.GradScaler("cpu", init_scale=8.0)
+    scaler.scale(model(torch.randn(3, 4)).mean() * float("inf")).backward()  # overflows
+    before = model.weight.detach().clone()
+    scaler.step(opt)
+    adam_steps = opt.state[model.weight]["step"].item() if opt.state else None
+    print(f"Adam(fused={fused}): optimizer.step() called {len(calls)} time(s), "
+          f"weights changed {not torch.equal(before, model.weight)}, Adam's step count {adam_steps}")
+# --8<-- [end:fused]
+
 # --8<-- [start:rescue]
 def weight_grad(fp16, use_scaler):
     torch.manual_seed(0)

@@ -67,6 +67,34 @@ if torch.cuda.is_available():
         print(f"{log}, cudaDeviceSynchronize calls in 4 steps: {names['cudaDeviceSynchronize']}")
 # --8<-- [end:sync_gpu]
 
+# --8<-- [start:sync_debug_gpu]
+import warnings
+
+if torch.cuda.is_available():
+    x = torch.randn(4096, device="cuda")
+    calls = {
+        "x * 2": lambda: x * 2,
+        "x.sum()": lambda: x.sum(),
+        "x.sum().item()": lambda: x.sum().item(),
+        "x[x > 0]": lambda: x[x > 0],
+        "torch.nonzero(x)": lambda: torch.nonzero(x),
+        "x.cpu()": lambda: x.cpu(),
+    }
+    torch.cuda.set_sync_debug_mode("warn")
+    for name, call in calls.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        synced = [w for w in caught if "synchronizing" in str(w.message)]
+        print(f"{name:18} warns: {bool(synced)}" + (f" ({synced[0].category.__name__})" if synced else ""))
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        x.sum().item()
+    except RuntimeError as e:
+        print("'error' mode:", str(e).splitlines()[0])
+    torch.cuda.set_sync_debug_mode("default")
+# --8<-- [end:sync_debug_gpu]
+
 # --8<-- [start:cuda_timing]
 import time
 

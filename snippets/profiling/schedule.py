@@ -21,6 +21,7 @@ with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup
         train_step()
         prof.step()
 print("ops recorded:", " ".join(f"{r:>2}" for r in recording))
+schedule(wait=1, warmup=0, active=2)  # a plan without warm-up steps
 # --8<-- [end:actions]
 
 # --8<-- [start:cycle]

@@ -60,3 +60,13 @@ for log in ("item", "accumulate"):
         loop(log)
     print(f"{log}, _local_scalar_dense calls in 4 steps: {ops(prof)['aten::_local_scalar_dense']}")
 # --8<-- [end:sync_predict]
+
+# --8<-- [start:sync_debug_cpu]
+print("built with CUDA:", torch.backends.cuda.is_built())
+print("GPU available:  ", torch.cuda.is_available())
+try:
+    torch.cuda.set_sync_debug_mode("warn")  # first initialises CUDA
+    print("sync debug mode:", torch.cuda.get_sync_debug_mode())
+except (AssertionError, RuntimeError) as e:  # the error depends on the build and the driver
+    print(f"set_sync_debug_mode('warn') fails before it sets anything: {type(e).__name__}")
+# --8<-- [end:sync_debug_cpu]
