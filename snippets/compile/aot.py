@@ -49,3 +49,34 @@ recompute = aot_function(weighted_sin, fw_compiler=show("forward"), bw_compiler=
                          partition_fn=min_cut_rematerialization_partition)
 recompute(x, w).backward()
 # --8<-- [end:aot_function]
+
+# --8<-- [start:decompositions]
+import functools
+
+import torch.nn.functional as F
+from torch._dynamo.backends.debugging import aot_eager
+from torch._inductor.decomposition import select_decomp_table
+
+
+def layer_tail(x, w):
+    return F.silu(x @ w).softmax(-1)
+
+
+def print_ops(title):
+    def compiler(gm, example_inputs):
+        ops = [str(n.target).removeprefix("aten.") for n in gm.graph.nodes
+               if n.op == "call_function"]
+        print(f"{title}:\n  {', '.join(ops)}")
+        return make_boxed_func(gm.forward)
+    return compiler
+
+
+xs = torch.randn(4, 8), torch.randn(8, 8)
+torch._dynamo.reset()
+as_aot_eager = functools.partial(aot_eager, fw_compiler=print_ops("aot_eager"))
+torch.compile(layer_tail, backend=as_aot_eager)(*xs)
+torch._dynamo.reset()
+with_table = aot_autograd(fw_compiler=print_ops("Inductor's decomposition table"),
+                          decompositions=select_decomp_table())
+torch.compile(layer_tail, backend=with_table)(*xs)
+# --8<-- [end:decompositions]
