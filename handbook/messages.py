@@ -167,6 +167,7 @@ ZH: dict[str, str] = {
     "Seconds (as executed)": "秒数（执行时）",
     "The state every page starts in": "每个页面的初始状态",
     "Stable outputs": "稳定的输出",
+    "The code that draws this figure": "绘制此图的代码",
     (
         "A page's output must mean the same on every run and every machine. What each chapter does for\n"
         "that, beyond the state above:"
