@@ -1,4 +1,4 @@
-"""FlexAttention on the CPU: score_mod, mask_mod, BlockMask, and what Inductor makes of it."""
+"""FlexAttention on the CPU: score_mod, mask_mod, BlockMask, and Inductor's kernel."""
 # ruff: noqa: E402  (the environment is set before torch is imported)
 import os
 
@@ -32,8 +32,8 @@ out = flex_attention(q, k, v, score_mod=distance_penalty)
 heads = torch.arange(H).view(1, H, 1, 1)
 distance = (torch.arange(L).view(-1, 1) - torch.arange(L).view(1, -1)).abs()
 scores = q @ k.transpose(-2, -1) / math.sqrt(D) - 2.0 ** (-(heads + 1)) * distance
-print("flex_attention equals the hand-made scores:",
-      torch.allclose(out, torch.softmax(scores, dim=-1) @ v, atol=1e-5))
+by_hand = torch.softmax(scores, dim=-1) @ v
+print("equals the hand-made scores:", torch.allclose(out, by_hand, atol=1e-5))
 # --8<-- [end:score_mod]
 
 # --8<-- [start:mask_mod]
@@ -47,8 +47,8 @@ def causal(b, h, q_idx, kv_idx):
 print(create_mask(causal, 1, 1, 6, 6, device="cpu").int()[0, 0])
 block_mask = create_block_mask(causal, B=None, H=None, Q_LEN=L, KV_LEN=L, device="cpu")
 out = flex_attention(q, k, v, block_mask=block_mask)
-print("equals SDPA with is_causal=True:",
-      torch.allclose(out, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-5))
+reference = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+print("equals SDPA with is_causal=True:", torch.allclose(out, reference, atol=1e-5))
 # --8<-- [end:mask_mod]
 
 # --8<-- [start:documents]
@@ -64,7 +64,7 @@ def same_document(document):
     return mask_mod
 
 
-document = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2, 2, 2])  # three documents packed in one row
+document = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2, 2, 2])  # three documents in one row
 packed = and_masks(causal, same_document(document))
 print(create_mask(packed, 1, 1, 10, 10, device="cpu").int()[0, 0])
 # --8<-- [end:documents]
@@ -90,8 +90,10 @@ from matplotlib.patches import Patch
 def block_kinds(block_mask):
     """A (Q blocks, KV blocks) grid: 0 skipped, 1 partial (mask_mod runs), 2 full."""
     kinds = torch.zeros(block_mask.kv_indices.shape[-2:], dtype=torch.int)
-    for kind, num, indices in ((1, block_mask.kv_num_blocks, block_mask.kv_indices),
-                               (2, block_mask.full_kv_num_blocks, block_mask.full_kv_indices)):
+    for kind, num, indices in (
+        (1, block_mask.kv_num_blocks, block_mask.kv_indices),
+        (2, block_mask.full_kv_num_blocks, block_mask.full_kv_indices),
+    ):
         for row in range(kinds.shape[0]):
             kinds[row, indices[0, 0, row, : num[0, 0, row]]] = kind
     return kinds
@@ -116,21 +118,32 @@ colours = ListedColormap(["#FFFFFF", "#D55E00", "#0072B2"])  # skipped, partial,
 for ax, (title, mask_mod) in zip(axes, layouts.items()):
     kinds = block_kinds(create_block_mask(mask_mod, None, None, L, L, device="cpu"))
     counts = [int((kinds == kind).sum()) for kind in (2, 1, 0)]
-    print(f"{title:20} full {counts[0]:3}  partial {counts[1]:3}  skipped {counts[2]:3}"
-          f"  of {kinds.numel()}")
+    print(
+        f"{title:20} full {counts[0]:3}  partial {counts[1]:3}  skipped {counts[2]:3}"
+        f"  of {kinds.numel()}"
+    )
     ax.pcolormesh(kinds.flip(0).numpy(), cmap=colours, vmin=0, vmax=2,
                   edgecolors="#BBBBBB", linewidth=0.3)
-    ax.set_title(f"{title}\nfull {counts[0]}, partial {counts[1]}, skipped {counts[2]}",
-                 fontsize=9)
+    ax.set_title(
+        f"{title}\nfull {counts[0]}, partial {counts[1]}, skipped {counts[2]}",
+        fontsize=9,
+    )
     ax.set_xticks([0, 16], ["0", str(L)])
     ax.set_yticks([0, 16], [str(L), "0"])
     ax.set_aspect("equal")
 axes[0].set_ylabel("query position")
 axes[1].set_xlabel("key position (blocks of 128)")
-fig.legend(handles=[Patch(facecolor=colours(2), label="full: computed, no mask_mod"),
-                    Patch(facecolor=colours(1), label="partial: computed, mask_mod applied"),
-                    Patch(facecolor="#FFFFFF", edgecolor="#BBBBBB", label="skipped")],
-           loc="lower center", ncols=3, frameon=False, fontsize=9)
+fig.legend(
+    handles=[
+        Patch(facecolor=colours(2), label="full: computed, no mask_mod"),
+        Patch(facecolor=colours(1), label="partial: computed, mask_mod applied"),
+        Patch(facecolor="#FFFFFF", edgecolor="#BBBBBB", label="skipped"),
+    ],
+    loc="lower center",
+    ncols=3,
+    frameon=False,
+    fontsize=9,
+)
 fig.tight_layout(rect=(0, 0.08, 1, 1))
 fig.savefig("block-mask.svg")
 # --8<-- [end:draw_block_mask]
@@ -143,20 +156,31 @@ from torch._dynamo.backends.common import aot_autograd
 
 
 def show_graph(gm, example_inputs):
-    """A backend that prints the ATen graph AOTAutograd hands to the compiler, and runs it."""
-    inputs = [f"{n.name}: {'x'.join(map(str, n.meta['val'].shape))}"
-              for n in gm.graph.nodes if n.op == "placeholder"]
+    """A backend: print the ATen graph that AOTAutograd hands the compiler, run it."""
+    inputs = [
+        f"{n.name}: {'x'.join(map(str, n.meta['val'].shape))}"
+        for n in gm.graph.nodes
+        if n.op == "placeholder"
+    ]
     print(textwrap.fill("inputs: " + ", ".join(inputs), 84, subsequent_indent="    "))
     for node in gm.graph.nodes:
         if node.target is torch.ops.higher_order.flex_attention:
-            query, key, value, score_graph, mask_tuple, scale, _, _, mask_buffers = node.args
-            call = (f"{node.name} = flex_attention({query}, {key}, {value}, {score_graph}, "
-                    f"block_mask=({', '.join(map(str, mask_tuple))}), scale={scale}, "
-                    f"mask buffers=({', '.join(map(str, mask_buffers))}))")
+            query, key, value, score_graph, mask_tuple, scale, *_, buffers = node.args
+            call = (
+                f"{node.name} = flex_attention({query}, {key}, {value}, {score_graph}, "
+                f"block_mask=({', '.join(map(str, mask_tuple))}), scale={scale}, "
+                f"mask buffers=({', '.join(map(str, buffers))}))"
+            )
             print(textwrap.fill(call, 84, subsequent_indent="    "))
     for name in ("sdpa_score0", "sdpa_mask0"):
-        print(f"{name}:", *[line.split(";")[0] for line in getattr(gm, name).code.strip().splitlines()],
-              sep="\n    ")
+        subgraph = getattr(gm, name)
+        shapes = [
+            tuple(n.meta["val"].shape)
+            for n in subgraph.graph.nodes
+            if n.op == "placeholder"
+        ]
+        code = [line.split(";")[0] for line in subgraph.code.strip().splitlines()]
+        print(f"{name}, input shapes {shapes}:", *code, sep="\n    ")
     return make_boxed_func(gm.forward)
 
 
@@ -164,32 +188,35 @@ torch._dynamo.reset()
 L = 256
 q, k, v = (torch.randn(B, H, L, D) for _ in range(3))
 document = torch.arange(L) // 100  # documents of 100, 100 and 56 tokens
-block_mask = create_block_mask(and_masks(causal, same_document(document)), None, None, L, L,
-                               device="cpu")
+block_mask = create_block_mask(
+    and_masks(causal, same_document(document)), None, None, L, L, device="cpu"
+)
 traced = torch.compile(flex_attention, backend=aot_autograd(fw_compiler=show_graph))
 out = traced(q, k, v, score_mod=distance_penalty, block_mask=block_mask)
 # --8<-- [end:graph]
 
 # --8<-- [start:template]
-from torch._inductor.kernel.flex import flex_cpu  # the CPU lowering; it imports the template
+from torch._inductor.kernel.flex import flex_cpu  # the CPU lowering, with its template
 from torch._inductor.codegen import cpp_flex_attention_template as template
 
-landmarks = [
-    "int64_t qBlockSize", "int64_t kvBlockSize",  # from INIT_PARAMS, the rest from the kernel
-    "at::parallel_for(0, batchSize * num_head * qSlice", "for (int64_t n_idx = 0; n_idx <",
+landmarks = [  # the first two from INIT_PARAMS, the rest from the kernel's body
+    "int64_t qBlockSize", "int64_t kvBlockSize",
+    "at::parallel_for(0, batchSize * num_head * qSlice",
+    "for (int64_t n_idx = 0; n_idx <",
     "// Calculate scale * q @ k.T", "// apply score mod function", "if ((std::find(",
     "// Apply block mask", "// Update coefficients with Softmax",
     "// Calculate Softmax(q @ k.T) @ v", "// dst <- dst / sum[row]",
 ]
 skeleton = []
 for line in (template.INIT_PARAMS + template.FLEX_ATTENTION_TEMPLATE).splitlines():
-    if len(skeleton) < len(landmarks) and line.strip().startswith(landmarks[len(skeleton)]):
+    found = len(skeleton)
+    if found < len(landmarks) and line.strip().startswith(landmarks[found]):
         skeleton.append(line)
 print(*skeleton, sep="\n")
 # --8<-- [end:template]
 
 # --8<-- [start:compiled]
-# On the page: timeout="300", since a cold Inductor compile of this kernel takes 30-60 s here.
+# timeout="300" on the page: a cold Inductor compile of this kernel takes 30-60 s here.
 import re
 import time
 
@@ -197,10 +224,12 @@ from torch._inductor.utils import run_and_get_code
 
 
 def measured(label, value, claim):
-    """Print a measurement; where torch refuses to compile flex_attention for this CPU, the
-    value is `refused`, which only the claim's last branch allows."""
-    print(f"{label}: {value} (measured; claim: {claim} with AVX2 or AVX512, "
-          "one of refused otherwise)")
+    """Print a measurement. Where torch refuses to compile flex_attention for this CPU,
+    the value is `refused`, which only the claim's last branch allows."""
+    print(
+        f"{label}: {value} (measured; claim: {claim} with AVX2 or AVX512, "
+        "one of refused otherwise)"
+    )
 
 
 def packed(n, length):
@@ -218,8 +247,9 @@ compiled = torch.compile(flex_attention)
 kernel = missing = first_vs_later = "refused"
 if flex_cpu.check_cpu_supported():
     seconds = [time.perf_counter()]
-    out, (source,) = run_and_get_code(compiled, q, k, v, score_mod=distance_penalty,
-                                      block_mask=one_document)
+    out, (source,) = run_and_get_code(
+        compiled, q, k, v, score_mod=distance_penalty, block_mask=one_document
+    )
     for _ in range(3):  # three later calls, timed the same way
         seconds.append(time.perf_counter())
         compiled(q, k, v, score_mod=distance_penalty, block_mask=one_document)
@@ -228,21 +258,23 @@ if flex_cpu.check_cpu_supported():
     first_vs_later = f"{first / sorted(later)[1]:.0f}x"
     eager = flex_attention(q, k, v, score_mod=distance_penalty, block_mask=one_document)
     kernels = re.findall(r"^(cpp_fused\w+) = async_compile", source, re.M)
-    kernel = kernels[0] if len(kernels) == 1 and torch.allclose(out, eager, atol=1e-5) else kernels
-    block_sizes = dict(zip(("{{qBlockSize}}", "{{kvBlockSize}}"), one_document.BLOCK_SIZE))
-    filled = [line.strip() for line in skeleton]
-    for placeholder, size in block_sizes.items():
-        filled = [line.replace(placeholder, str(size)) for line in filled]
+    matches = len(kernels) == 1 and torch.allclose(out, eager, atol=1e-5)
+    kernel = kernels[0] if matches else kernels
+    q_block, kv_block = one_document.BLOCK_SIZE  # what the template's {{...}} became
+    filled = [line.strip().replace("{{qBlockSize}}", str(q_block))
+              .replace("{{kvBlockSize}}", str(kv_block)) for line in skeleton]
     missing = sum(line not in source for line in filled)
-measured("Inductor's kernels for it, matching eager", kernel, "one of cpp_fused_flex_attention_0")
+measured("Inductor's kernels for it, matching eager", kernel,
+         "one of cpp_fused_flex_attention_0")
 measured("lines of the skeleton above not in the generated kernel", missing, "one of 0")
 measured("first compiled call vs a later one, time", first_vs_later, "> 20")
 # --8<-- [end:compiled]
 
+
 # --8<-- [start:compiled_time]
 def median_seconds(*fns, repeats=7):
-    """The median CPU time of this thread for each fn, measured in alternation, so that a
-    neighbour's load on the machine slows every fn alike."""
+    """The median CPU time of this thread for each fn, measured in alternation, so
+    that a neighbour's load on the machine slows every fn alike."""
     times = [[] for _ in fns]
     for _ in range(repeats):
         for fn, found in zip(fns, times):
@@ -258,12 +290,17 @@ def call(attention, mask):
 
 compiled_vs_eager = eight_vs_one = "refused"
 if flex_cpu.check_cpu_supported():
-    eager_s, one_s, eight_s = median_seconds(call(flex_attention, one_document),
-                                             call(compiled, one_document),
-                                             call(compiled, eight_documents))
-    compiled_vs_eager, eight_vs_one = f"{one_s / eager_s:.2f}x", f"{eight_s / one_s:.2f}x"
-print(f"sparsity: one document {one_document.sparsity():.2f} %, "
-      f"eight documents {eight_documents.sparsity():.2f} %")
+    eager_s, one_s, eight_s = median_seconds(
+        call(flex_attention, one_document),
+        call(compiled, one_document),
+        call(compiled, eight_documents),
+    )
+    compiled_vs_eager = f"{one_s / eager_s:.2f}x"
+    eight_vs_one = f"{eight_s / one_s:.2f}x"
+print(
+    f"sparsity: one document {one_document.sparsity():.2f} %, "
+    f"eight documents {eight_documents.sparsity():.2f} %"
+)
 measured("compiled vs eager flex_attention, time", compiled_vs_eager, "< 0.5")
 measured("compiled, eight documents vs one, time", eight_vs_one, "< 0.7")
 # --8<-- [end:compiled_time]

@@ -1,4 +1,4 @@
-"""The memory of the math path (the L x S score matrices) against the CPU flash kernel."""
+"""The memory of the math path (L x S score matrices) against the CPU flash kernel."""
 # ruff: noqa: E402  (the environment is set before torch is imported)
 import os
 
@@ -16,14 +16,15 @@ from torch.profiler import profile
 
 
 def memory_events(fn):
-    """(operator, bytes) of every allocation (+) and free (-) while fn runs, in order."""
+    """(operator, bytes) of each allocation (+) and free (-) while fn runs, in order."""
     with profile(profile_memory=True) as prof:
         fn()
     found = []
 
     def walk(node):  # the profiler's call tree, depth first: the order things happened
         if node.name == "[memory]":
-            found.append((node.parent.name if node.parent else "-", node.extra_fields.alloc_size))
+            operator = node.parent.name if node.parent else "-"
+            found.append((operator, node.extra_fields.alloc_size))
         for child in node.children:
             walk(child)
 
@@ -43,15 +44,16 @@ def peak_bytes(events):
 torch.manual_seed(0)
 B, H, L, D = 1, 4, 1024, 64
 q, k, v = (torch.randn(B, H, L, D) for _ in range(3))
-print(f"inputs: 3 x {q.nbytes:,} bytes; one L x S float matrix per head: {B * H * L * L * 4:,}")
+print(f"inputs: 3 x {q.nbytes:,} bytes; one L x S float matrix per head: {B*H*L*L*4:,}")
 for backend in (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION):
     with sdpa_kernel(backend):
         events = memory_events(lambda: F.scaled_dot_product_attention(q, k, v))
-    print(f"{backend.name}: peak {peak_bytes(events):,} bytes; allocations over 64 KiB:")
+    print(f"{backend.name}: peak {peak_bytes(events):,} bytes; allocations over 64 KiB")
     for op, size in events:
         if size > 65536:
             print(f"    {op:50} {size:>12,}")
 # --8<-- [end:peak]
+
 
 # --8<-- [start:flash_buffer]
 def flash_buffer_bytes(L, D, threads=1):
@@ -67,8 +69,15 @@ for length in (256, 1024, 4096):
     x = torch.randn(1, 1, length, D)
     events = memory_events(lambda: F.scaled_dot_product_attention(x, x, x))
     scratch = max(size for op, size in events if op == "aten::empty")
-    print(f"L={length:5}: scratch {scratch:>9,} bytes, "
-          f"the formula {flash_buffer_bytes(length, D):>9,}; L x L would be {length * length * 4:>11,}")
+    formula = flash_buffer_bytes(length, D)
+    print(f"L={length:5}: scratch {scratch:>9,} bytes, the formula {formula:>9,}; "
+          f"L x L would be {length * length * 4:>11,}")
+torch.set_num_threads(2)  # the page runs on one intra-op thread; two for this one call
+events = memory_events(lambda: F.scaled_dot_product_attention(q, k, v))
+torch.set_num_threads(1)
+scratch = max(size for op, size in events if op == "aten::empty")
+print(f"L= 1024 on 2 threads: scratch {scratch:,} bytes, "
+      f"the formula {flash_buffer_bytes(L, D, threads=2):,}")
 # --8<-- [end:flash_buffer]
 
 # --8<-- [start:draw_memory]
@@ -80,7 +89,8 @@ for length in lengths:
     x = torch.randn(B, H, length, D)
     for backend, found in peaks.items():
         with sdpa_kernel(backend):
-            found.append(peak_bytes(memory_events(lambda: F.scaled_dot_product_attention(x, x, x))))
+            events = memory_events(lambda: F.scaled_dot_product_attention(x, x, x))
+            found.append(peak_bytes(events))
 mib = 2**20
 print("L      " + "".join(f"{length:>10}" for length in lengths))
 for backend, found in peaks.items():

@@ -1,4 +1,4 @@
-"""scaled_dot_product_attention on the CPU: the backend it picks, and why one refuses."""
+"""scaled_dot_product_attention on the CPU: the backend it picks, why one refuses."""
 # ruff: noqa: E402  (the environment is set before torch is imported)
 import os
 
@@ -59,7 +59,7 @@ from torch.nn.attention import sdpa_kernel
 
 
 def only(backend, *args, **kwargs):
-    """Run SDPA with one backend allowed; print its warnings' reasons and the outcome."""
+    """Run SDPA with one backend allowed; print the warnings' reasons, the outcome."""
     with warnings.catch_warnings(record=True) as caught, sdpa_kernel(backend):
         warnings.simplefilter("always")
         try:
