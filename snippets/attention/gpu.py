@@ -74,6 +74,7 @@ cases = {
 for name, (args, kwargs) in cases.items():
     choice = SDPBackend(torch._fused_sdp_choice(*args, **kwargs)).name
     print(f"{name:26} {choice:20} {kernel_run(*args, **kwargs)}")
+print("priority after these CUDA calls:", priority())
 # --8<-- [end:cuda_choice]
 
 # --8<-- [start:cuda_refusal]
@@ -94,7 +95,8 @@ L = 8192
 q, k, v = (
     torch.randn(1, H, L, D, device="cuda", dtype=torch.float16) for _ in range(3)
 )
-print(f"one L x S matrix of float16 per head: {H * L * L * 2:,} bytes")
+print(f"one L x S matrix of float16: {L * L * 2:,} bytes; one per head: "
+      f"{H * L * L * 2:,}")
 for backend in (
     SDPBackend.MATH,
     SDPBackend.EFFICIENT_ATTENTION,

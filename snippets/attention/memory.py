@@ -15,22 +15,33 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import profile
 
 
-def memory_events(fn):
-    """(operator, bytes) of each allocation (+) and free (-) while fn runs, in order."""
+def memory_events(fn, outer=False, alive=False):
+    """(operator, bytes) of each allocation (+) and free (-) while fn runs, in order.
+    The operator is the one that allocated, or with outer=True the outermost one that
+    fn called; with alive=True, only the allocations still held when fn returns."""
     with profile(profile_memory=True) as prof:
         fn()
     found = []
 
-    def walk(node):  # the profiler's call tree, depth first: the order things happened
+    def walk(node, top):  # the profiler's call tree, depth first: the order of events
         if node.name == "[memory]":
-            operator = node.parent.name if node.parent else "-"
-            found.append((operator, node.extra_fields.alloc_size))
+            operator = top if outer else node.parent.name if node.parent else "-"
+            event = node.extra_fields
+            found.append((operator, event.alloc_size, event.ptr))
         for child in node.children:
-            walk(child)
+            walk(child, top)
 
     for root in prof.profiler.kineto_results.experimental_event_tree():
-        walk(root)
-    return found
+        walk(root, root.name)
+    if alive:  # match each free to the allocation at its address
+        held = {}
+        for operator, size, ptr in found:
+            if size > 0:
+                held[ptr] = (operator, size)
+            else:
+                held.pop(ptr, None)
+        return list(held.values())
+    return [(operator, size) for operator, size, _ in found]
 
 
 def peak_bytes(events):
@@ -44,13 +55,14 @@ def peak_bytes(events):
 torch.manual_seed(0)
 B, H, L, D = 1, 4, 1024, 64
 q, k, v = (torch.randn(B, H, L, D) for _ in range(3))
-print(f"inputs: 3 x {q.nbytes:,} bytes; one L x S float matrix per head: {B*H*L*L*4:,}")
+print(f"one L x S float matrix: {L * L * 4:,} bytes; "
+      f"one per head: {B * H * L * L * 4:,}")
 for backend in (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION):
     with sdpa_kernel(backend):
         events = memory_events(lambda: F.scaled_dot_product_attention(q, k, v))
-    print(f"{backend.name}: peak {peak_bytes(events):,} bytes; allocations over 64 KiB")
+    print(f"{backend.name}: peak {peak_bytes(events):,} bytes; allocations over 8 KiB")
     for op, size in events:
-        if size > 65536:
+        if size > 8192:
             print(f"    {op:50} {size:>12,}")
 # --8<-- [end:peak]
 
@@ -114,3 +126,20 @@ ax.legend()
 fig.tight_layout()
 fig.savefig("sdpa-memory.svg")
 # --8<-- [end:draw_memory]
+
+# --8<-- [start:training]
+for backend in (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION):
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]  # as in training
+    kept = []  # the output, and with it what autograd saved for the backward
+
+    def forward(leaves=leaves, kept=kept):
+        kept.append(F.scaled_dot_product_attention(*leaves))
+
+    with sdpa_kernel(backend):
+        held = memory_events(forward, alive=True)
+    print(f"{backend.name}: held until backward {sum(s for _, s in held):,} bytes")
+    print(f"    grad_fn: {kept[0].grad_fn.name()}; allocations over 8 KiB:")
+    for op, size in held:
+        if size > 8192:
+            print(f"    {op:50} {size:>12,}")
+# --8<-- [end:training]

@@ -41,7 +41,7 @@ def new_mask():
 
 
 print(f"create_block_mask(causal, None, None, {L}, {L}): allocations over 64 KiB")
-for op, size in memory_events(new_mask):
+for op, size in memory_events(new_mask, outer=True):
     if size > 65536:
         print(f"    {op:30} {size:>11,}")
 mask_s, attention_s = median_seconds(

@@ -41,8 +41,10 @@ cases = {
     "float32": ((q, k, v), {}),
     "float64": ((q.double(), k.double(), v.double()), {}),
     "bfloat16": ((q.bfloat16(), k.bfloat16(), v.bfloat16()), {}),
+    "float16": ((q.half(), k.half(), v.half()), {}),
     "is_causal=True": ((q, k, v), {"is_causal": True}),
     "boolean attn_mask": ((q, k, v), {"attn_mask": torch.rand(L, S) > 0.5}),
+    "2 k, v heads, enable_gqa": ((q, k[:, :2], v[:, :2]), {"enable_gqa": True}),
     "dropout_p=0.1": ((q, k, v), {"dropout_p": 0.1}),
     "3-D (no head dim)": ((q[0], k[0], v[0]), {}),
     "k transposed in memory": ((q, k.mT.contiguous().mT, v), {}),
@@ -80,6 +82,8 @@ print("FLASH_ATTENTION only, k_t:")
 only(SDPBackend.FLASH_ATTENTION, q, k_t, v)
 print("FLASH_ATTENTION only, dropout_p=0.1:")
 only(SDPBackend.FLASH_ATTENTION, q, k, v, dropout_p=0.1)
+print("FLASH_ATTENTION only, k_t and dropout_p=0.1:")
+only(SDPBackend.FLASH_ATTENTION, q, k_t, v, dropout_p=0.1)
 # --8<-- [end:refusal]
 
 # --8<-- [start:layout]
@@ -119,3 +123,24 @@ for name, value in seen.items():
     print(f"inside: {name}: {value}")
 print("after: flash enabled:", torch.backends.cuda.flash_sdp_enabled())
 # --8<-- [end:global_flags]
+
+# --8<-- [start:causal_alignment]
+from torch.nn.attention.bias import causal_lower_right, causal_upper_left
+
+torch.manual_seed(0)
+cached_k, cached_v = torch.randn(1, H, 6, D), torch.randn(1, H, 6, D)  # positions 0-5
+new_q = torch.randn(1, H, 2, D)  # the queries of positions 4 and 5, computed now
+out = F.scaled_dot_product_attention(new_q, cached_k, cached_v, is_causal=True)
+for name, bias in (("causal_upper_left", causal_upper_left(2, 6)),
+                   ("causal_lower_right", causal_lower_right(2, 6))):
+    with_bias = F.scaled_dot_product_attention(
+        new_q, cached_k, cached_v, attn_mask=bias
+    )
+    print(f"{name}(2, 6) is what is_causal=True computed: "
+          f"{torch.allclose(out, with_bias, atol=1e-6)}; the pairs it allows:")
+    print(bias._materialize().int())  # the CausalBias as a dense mask, to show it
+last_q = new_q[:, :, 1:]  # decoding: one new query over the whole cache
+one = F.scaled_dot_product_attention(last_q, cached_k, cached_v, is_causal=True)
+print("one query, is_causal=True: the output is the value of position 0:",
+      torch.allclose(one, cached_v[:, :, :1], atol=1e-6))
+# --8<-- [end:causal_alignment]
