@@ -16,7 +16,7 @@ for op in ops:
     whole_mesh = propagator.op_strategy_funcs.get(op)
     one = single_dim.func.__name__ if single_dim else "-"
     whole = whole_mesh.__name__ if whole_mesh else "-"
-    print(f"{str(op):22} single-dim: {one:24} whole-mesh: {whole}")
+    print(f"{str(op):22} single-dim: {one:36} whole-mesh: {whole}")
 # --8<-- [end:registry]
 
 
