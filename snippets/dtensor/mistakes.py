@@ -90,13 +90,15 @@ def per_rank_data(rank, world_size):
     torch.manual_seed(rank)  # the mistake: each rank makes its own, different, weights
     mine = torch.randint(0, 10, (2, 2)).float()
     before = mine.tolist()
+    own = distribute_tensor(mine, mesh, [Shard(0)], src_data_rank=None)  # no comms
     sharded = distribute_tensor(mine, mesh, [Shard(0)])  # scattered from rank 0
     replicated = distribute_tensor(mine, mesh, [Replicate()])  # broadcast from rank 0
     return [
-        f"mine before   {before}",
-        f"Shard(0)      {sharded.to_local().tolist()}",
-        f"Replicate()   {replicated.to_local().tolist()}",
-        f"mine after    {mine.tolist()}",
+        f"mine before         {before}",
+        f"Shard(0)            {sharded.to_local().tolist()}",
+        f"Replicate()         {replicated.to_local().tolist()}",
+        f"mine after          {mine.tolist()}",
+        f"src_data_rank=None  {own.to_local().tolist()}  (Shard(0), made first)",
     ]
 
 
