@@ -74,7 +74,8 @@ def two_meshes(rank, world_size):
     for placement in (Shard(0), Replicate()):
         call = f"a.redistribute(second, [{placement}])"
         try:
-            lines.append(f"{call}: on {a.redistribute(second, [placement]).device_mesh}")
+            moved = a.redistribute(second, [placement])
+            lines.append(f"{call}: on {moved.device_mesh}")
         except NotImplementedError as e:
             lines.append(f"{call}: {type(e).__name__}: {e}")
     return lines

@@ -98,6 +98,11 @@ print(*run_ranks(others)[0], sep="\n")
 # --8<-- [end:other_ops]
 
 
+from torch.utils._debug_mode import DebugMode  # noqa: E402
+
+with DebugMode():  # as on the page: its first use imports much, before ranks fork
+    pass
+
 # --8<-- [start:implicit]
 from torch.utils._debug_mode import DebugMode
 

@@ -48,6 +48,9 @@ print(*run_ranks(changes)[0], sep="\n")  # rank 1 issues the same collectives
 # --8<-- [start:trace]
 from torch.utils._debug_mode import DebugMode
 
+with DebugMode():  # its first use imports much of torch (seconds): once here, in the
+    pass  # parent, rather than once in every forked rank
+
 
 def trace(rank, world_size):
     mesh = init_device_mesh("cpu", (world_size,))

@@ -41,6 +41,11 @@ print(*run_ranks(plan)[0], sep="\n")
 # --8<-- [end:tp_plan]
 
 
+from torch.utils._debug_mode import DebugMode  # noqa: E402
+
+with DebugMode():  # as on the page: its first use imports much, before ranks fork
+    pass
+
 # --8<-- [start:tp_trace]
 from torch.utils._debug_mode import DebugMode
 
