@@ -103,6 +103,13 @@ from torch.utils._debug_mode import DebugMode  # noqa: E402
 with DebugMode():  # as on the page: its first use imports much, before ranks fork
     pass
 
+import re  # noqa: E402
+
+
+def steady(trace):  # as on the page: each collective's group name as <group>
+    return re.sub(r"(_c10d_functional::.*), \w+\)  ->", r"\1, <group>)  ->", trace)
+
+
 # --8<-- [start:implicit]
 from torch.utils._debug_mode import DebugMode
 
@@ -114,7 +121,7 @@ def implicit(rank, world_size):
     b = distribute_tensor(torch.randn(4, 6), mesh, [Shard(1)])
     with DebugMode(record_torchfunction=False) as mode:
         a + b  # the two inputs disagree: one is redistributed first
-    return mode.debug_string()
+    return steady(mode.debug_string())
 
 
 print(run_ranks(implicit)[0])

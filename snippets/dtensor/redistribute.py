@@ -46,10 +46,20 @@ print(*run_ranks(changes)[0], sep="\n")  # rank 1 issues the same collectives
 
 
 # --8<-- [start:trace]
+import re
+
 from torch.utils._debug_mode import DebugMode
 
 with DebugMode():  # its first use imports much of torch (seconds): once here, in the
     pass  # parent, rather than once in every forked rank
+
+
+def steady(trace):
+    """The trace, with each collective's last argument, its group's name, as <group>.
+
+    A group's name is a counter, and where CUDA is available the mesh makes a group of
+    its own for gloo: the number differs from machine to machine."""
+    return re.sub(r"(_c10d_functional::.*), \w+\)  ->", r"\1, <group>)  ->", trace)
 
 
 def trace(rank, world_size):
@@ -59,7 +69,7 @@ def trace(rank, world_size):
     with DebugMode(record_torchfunction=False) as mode:  # each op, with its shapes
         x.redistribute(mesh, [Replicate()])
         p.redistribute(mesh, [Shard(0)])
-    return mode.debug_string()
+    return steady(mode.debug_string())
 
 
 print(run_ranks(trace)[0])

@@ -46,6 +46,13 @@ from torch.utils._debug_mode import DebugMode  # noqa: E402
 with DebugMode():  # as on the page: its first use imports much, before ranks fork
     pass
 
+import re  # noqa: E402
+
+
+def steady(trace):  # as on the page: each collective's group name as <group>
+    return re.sub(r"(_c10d_functional::.*), \w+\)  ->", r"\1, <group>)  ->", trace)
+
+
 # --8<-- [start:tp_trace]
 from torch.utils._debug_mode import DebugMode
 
@@ -56,7 +63,7 @@ def forward_trace(rank, world_size):
         model(torch.ones(3, 4))
     keep = ("aten::", "-> output", "redistribute_input", "_c10d_functional::all_reduce")
     lines = []
-    for line in mode.debug_string().splitlines():
+    for line in steady(mode.debug_string()).splitlines():
         text, depth = line.strip(), len(line) - len(line.lstrip())
         local = depth > 2 and text.startswith("aten::") and "div" not in text
         if text.startswith(keep) and not local:  # DTensor ops and their collectives
