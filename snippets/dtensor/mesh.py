@@ -23,6 +23,25 @@ for rank, lines in enumerate(run_ranks(mesh_1d, world_size=2)):
 # --8<-- [end:mesh_1d]
 
 
+# --8<-- [start:no_group]
+import os
+
+
+def without_a_group(rank, world_size):
+    dist.destroy_process_group()  # undo the helper's group, as if torchrun started us
+    before = dist.is_initialized()
+    # what a launcher sets (port 0: the store takes a free one; one rank connects)
+    launcher = {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1"}
+    os.environ.update(launcher, MASTER_PORT="0")
+    init_device_mesh("cpu", (1,))  # finds no default group: calls init_process_group()
+    after = f"{dist.is_initialized()}, world size {dist.get_world_size()}"
+    return f"default group before: {before}; after init_device_mesh: {after}"
+
+
+print(run_ranks(without_a_group, world_size=1)[0])
+# --8<-- [end:no_group]
+
+
 # --8<-- [start:mesh_2d]
 def mesh_2d(rank, world_size):
     mesh = init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))

@@ -44,6 +44,9 @@ for rank, lines in enumerate(run_ranks(reduced)):
 
 
 # --8<-- [start:mixed]
+from torch.distributed.tensor.experimental import implicit_replication
+
+
 def mixed(rank, world_size):
     mesh = init_device_mesh("cpu", (world_size,))
     weight = distribute_tensor(torch.ones(4, 2), mesh, [Shard(0)])
@@ -52,7 +55,19 @@ def mixed(rank, world_size):
     except RuntimeError as e:
         error = f"{type(e).__name__}: {e}"
     fixed = weight + distribute_tensor(torch.ones(4, 2), mesh, [Replicate()])
-    return [error, f"fixed: {fixed.placements}"]
+    scalar = weight + torch.tensor(2.0)  # one element: taken as replicated
+    with implicit_replication():  # every plain tensor taken as the whole, replicated
+        whole = weight + torch.ones(4, 2)
+        try:
+            weight + torch.ones(2, 2)  # this rank's shard: not the whole, so refused
+        except RuntimeError as e:
+            shard = str(e).splitlines()[0]
+    return [
+        error,
+        f"fixed: {fixed.placements}, with a scalar tensor: {scalar.placements}",
+        f"implicit_replication, the whole (4, 2): {whole.placements}",
+        f"implicit_replication, a (2, 2) shard: {shard}",
+    ]
 
 
 print(*run_ranks(mixed)[0], sep="\n")

@@ -10,7 +10,7 @@ from torch.distributed.tensor import DTensor
 propagator = DTensor._op_dispatcher.sharding_propagator  # one per process
 aten = torch.ops.aten
 ops = [aten.mm.default, aten.add.Tensor, aten.relu.default, aten.sum.default,
-       aten._softmax.default]
+       aten._softmax.default, aten.hardswish.default, aten.nonzero.default]
 for op in ops:
     single_dim = propagator.op_single_dim_strategy_funcs.get(op)
     whole_mesh = propagator.op_strategy_funcs.get(op)
@@ -85,12 +85,17 @@ def others(rank, world_size):
         "x.softmax(0)": lambda: x.softmax(0),
         "partial * 2": lambda: partial * 2,
         "partial.relu()": lambda: partial.relu(),
+        "hardswish(x)": lambda: torch.nn.functional.hardswish(x),  # no rule of its own
     }
     lines = [f"x is {x.placements[0]}, partial is {partial.placements[0]}"]
     for name, fn in cases.items():
         with CommDebugMode() as mode:
             y = fn()
         lines.append(f"{name:15} -> {str(y.placements[0]):6} comms {comms(mode)}")
+    try:
+        x.nonzero()  # no rule in either table, and no decomposition
+    except RuntimeError as e:
+        lines.append(f"x.nonzero()     -> {str(e).splitlines()[-1]}")
     return lines
 
 

@@ -41,7 +41,11 @@ def changes(rank, world_size):
     return lines
 
 
-print(*run_ranks(changes)[0], sep="\n")  # rank 1 issues the same collectives
+results, logs = run_ranks(changes, logs=True)  # logs: what each rank wrote
+print(*results[0], sep="\n")  # rank 1 issues the same collectives
+for line in logs[0].splitlines():  # a warning's text, without its time and place
+    if "alltoall" in line:
+        print("rank 0 logged:", line.split("] ", 1)[1])
 # --8<-- [end:counts]
 
 
@@ -77,41 +81,72 @@ print(run_ranks(trace)[0])
 
 
 # --8<-- [start:counts_2d]
+import textwrap
+
+CASES_2D = [
+    ((Shard(0), Shard(1)), (Replicate(), Replicate())),
+    ((Shard(0), Shard(0)), (Replicate(), Replicate())),
+    ((Shard(0), Replicate()), (Replicate(), Replicate())),
+    ((Partial(), Partial()), (Replicate(), Replicate())),
+    ((Partial(), Shard(0)), (Replicate(), Replicate())),
+    ((Shard(0), Replicate()), (Replicate(), Shard(0))),
+]
+
+
 def changes_2d(rank, world_size):
     mesh = init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
     full = torch.arange(16.0).reshape(4, 4)
-    lines = []
-    for src, dst in [
-        ((Shard(0), Shard(1)), (Replicate(), Replicate())),
-        ((Shard(0), Replicate()), (Replicate(), Replicate())),
-        ((Partial(), Partial()), (Replicate(), Replicate())),
-        ((Partial(), Shard(0)), (Replicate(), Replicate())),
-        ((Shard(0), Replicate()), (Replicate(), Shard(0))),
-    ]:
-        x = make(full, mesh, src)
-        with CommDebugMode() as mode:
-            x.redistribute(mesh, dst)
-        lines.append(f"{list(src)} -> {list(dst)}: {comms(mode)}")
-    return lines
+    counts = {}
+    for flattened in (False, True):
+        if flattened:  # one more group, over all four ranks, that the mesh knows of
+            mesh["dp", "tp"]._flatten()  # private in these releases: named "dp_tp"
+        for src, dst in CASES_2D:
+            x = make(full, mesh, src)
+            with CommDebugMode() as mode:
+                x.redistribute(mesh, dst)
+            counts.setdefault((src, dst), []).append(comms(mode))
+    return counts
 
 
-print(*run_ranks(changes_2d, world_size=4)[0], sep="\n")
+def short(placements):
+    return ", ".join(map(str, placements))
+
+
+results, logs = run_ranks(changes_2d, world_size=4, logs=True)
+for (src, dst), (alone, flattened) in results[0].items():
+    print(f"[{short(src)}] -> [{short(dst)}]: {alone}")
+    print("    with dp_tp flattened:", "the same" if flattened == alone else flattened)
+for line in logs[0].splitlines():
+    if "While redistributing" in line:  # a warning's text, without its time and place
+        print(textwrap.fill(f"rank 0 logged: {line.split('] ', 1)[1]}", 88))
 # --8<-- [end:counts_2d]
 
 
 # --8<-- [start:backward]
 def backward(rank, world_size):
     mesh = init_device_mesh("cpu", (world_size,))
-    x = distribute_tensor(torch.ones(4, 2), mesh, [Shard(0)]).requires_grad_()
-    with CommDebugMode() as mode:
-        y = x.redistribute(mesh, [Replicate()])
-        forward = comms(mode)
-    with CommDebugMode() as mode:
-        (y * 3).sum().backward()
-    return [
-        f"forward {forward}; backward {comms(mode)}",
-        f"x.grad {x.grad.placements} local {x.grad.to_local().tolist()}",
-    ]
+    w = distribute_tensor(torch.ones(2, 4), mesh, [Shard(1)])  # columns split
+    uses = {  # y replicated, used with a replicated factor, then with the sharded w
+        "(y * 3).sum()": lambda y: (y * 3).sum(),
+        "(y @ w).sum()": lambda y: (y @ w).sum(),
+    }
+    lines = []
+    for name, use in uses.items():
+        x = distribute_tensor(torch.ones(4, 2), mesh, [Shard(0)]).requires_grad_()
+        with CommDebugMode() as mode:
+            y = x.redistribute(mesh, [Replicate()])
+            forward = comms(mode)
+        arrived = []
+        y.register_hook(lambda grad: arrived.append(grad.placements[0]))
+        loss = use(y)
+        with CommDebugMode() as mode:
+            loss.backward()
+        lines += [
+            f"{name}: forward {forward}, backward {comms(mode)}",
+            f"  y.grad {arrived[0]}, x.grad {x.grad.placements} local "
+            f"{x.grad.to_local().tolist()}",
+        ]
+    return lines
 
 
 for rank, lines in enumerate(run_ranks(backward)):

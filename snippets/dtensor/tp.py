@@ -129,8 +129,27 @@ for rank, lines in enumerate(run_ranks(same_as_one_process)):
 # --8<-- [end:tp_equal]
 
 
+# --8<-- [start:tp_inputs]
+def own_batch(rank, world_size):
+    torch.manual_seed(0)
+    reference = MLP()
+    model = tp_model(init_device_mesh("cpu", (world_size,)))
+    torch.manual_seed(rank)  # the mistake: each rank of a TP group draws its own batch
+    x = torch.randn(3, 4)
+    y = model(x)
+    return torch.allclose(y, reference(x)), y.tolist()
+
+
+(close_0, y_0), (close_1, y_1) = run_ranks(own_batch)
+print(f"output close to the unsplit model's on its own batch: rank 0 {close_0}, "
+      f"rank 1 {close_1}")
+print(f"the two ranks' outputs equal: {y_0 == y_1}")
+# --8<-- [end:tp_inputs]
+
+
 # --8<-- [start:fsdp_tp]
 from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor import Shard, distribute_tensor
 
 
 def fsdp_over_tp(rank, world_size):
@@ -146,7 +165,10 @@ def fsdp_over_tp(rank, world_size):
         for name, p in model.named_parameters()
     ]
     rows = model.up.weight.to_local()[:, 0].int().tolist()
-    lines.append(f"rows of up.weight held here: {rows}")
+    full = model.up.weight.detach().full_tensor()  # rows 0 to 7, gathered
+    plain = distribute_tensor(full, mesh, [Shard(0), Shard(0)])
+    plain_rows = plain.to_local()[:, 0].int().tolist()
+    lines.append(f"rows of up.weight held here: {rows}, by [S(0), S(0)]: {plain_rows}")
     return lines
 
 
