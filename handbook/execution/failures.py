@@ -19,7 +19,7 @@ def failure_message(result: BlockResult) -> str:
     lines = [f"{place(result)}: {result.status.meaning}"]
     if result.error:
         lines.append(textwrap.indent(result.error, "    "))
-    if result.ran_again and result.status in {Status.DRIFT, Status.CLAIM}:
+    if result.ran_again and result.status.may_be_noise:
         lines.append(
             "    (its page ran a second time in this build, fresh, to rule out a stale execution cache entry or a "
             "noisy measurement, and this block failed again)"

@@ -289,7 +289,7 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
     elif masked(recorded) != masked(run.output):  # measured values are checked by their claims, above
         result.status = Status.DRIFT
         result.error = unified_diff(masked(recorded), masked(run.output), path)
-    if block.figure and result.status in {Status.OK, Status.CACHED, Status.DRIFT}:
+    if block.figure and result.status.has_output:
         _check_figure(result, recordings)
     return result
 
