@@ -59,6 +59,11 @@ rows = {"plain CPU tensor": torch.ones(2, 3), "FakeTensor, cpu": fake,
 for name, t in rows.items():
     keys = str(torch._C._dispatch_keys(t)).removeprefix("DispatchKeySet(")[:-1]
     print(f"{name:<17} {keys}")
+print("fake + 1, no mode active:", type(fake + 1).__name__)
+try:
+    functional + 1
+except RuntimeError as e:
+    print("functional + 1, no mode active:", e)
 # --8<-- [end:keys]
 
 # --8<-- [start:inside]
