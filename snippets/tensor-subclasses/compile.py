@@ -1,4 +1,4 @@
-"""torch.compile and a wrapper subclass: why it needs __tensor_flatten__/__tensor_unflatten__."""
+"""torch.compile and a wrapper subclass: why it needs __tensor_flatten__."""
 from pathlib import Path
 
 import torch
@@ -55,7 +55,7 @@ def __tensor_unflatten__(cls, inner_tensors, transposed, outer_size, outer_strid
 
 
 def _stable_hash_for_caching(self):
-    """The AOTAutograd cache's key for this tensor: its layout, and the code run on it."""
+    """AOTAutograd's cache key for this tensor: its layout, and the code run on it."""
     code = [fn.__code__ for fn in (type(self).linear, *IMPLEMENTATIONS.values())]
     key = [type(self).__qualname__, tuple(self.shape), self.transposed,
            [(c.co_code, c.co_consts, c.co_names) for c in code]]
@@ -82,7 +82,8 @@ from torch._dynamo.backends.common import aot_autograd
 def show_inputs(gm, example_inputs):
     for node in gm.graph.find_nodes(op="placeholder"):
         value = node.meta["val"]
-        print(f"  {node.name}: {type(value).__name__} {value.dtype} {tuple(value.shape)}")
+        kind = type(value).__name__
+        print(f"  {node.name}: {kind} {value.dtype} {tuple(value.shape)}")
     return show_graph(gm, example_inputs)
 
 

@@ -1,4 +1,4 @@
-"""A weight-only int8 tensor subclass: int8 values and a per-row scale, used by nn.Linear."""
+"""A weight-only int8 tensor subclass: int8 values and a scale per row, in nn.Linear."""
 import torch
 
 torch.manual_seed(0)
@@ -41,7 +41,7 @@ class Int8WeightTensor(torch.Tensor):
         return w.t() if self.transposed else w
 
     def linear(self, x):
-        """x @ W.t() for W = qdata * scale[:, None]: the scale goes after the product."""
+        """x @ W.t(), W = qdata * scale[:, None], with the scale after the product."""
         return torch.matmul(x, self.qdata.t().to(x.dtype)) * self.scale
 
     def __repr__(self):
@@ -131,7 +131,8 @@ print(f"largest error relative to the float32 output: {100 * error:.2f}%"
 xg = x.clone().requires_grad_()
 layer(xg).sum().backward()
 expected = torch.ones(4, 32) @ layer.weight.dequantize()
-print("x.grad matches ones @ dequantized W:", torch.allclose(xg.grad, expected, atol=1e-5))
+print("x.grad matches ones @ dequantized W:",
+      torch.allclose(xg.grad, expected, atol=1e-5))
 print("layer.weight.grad:", layer.weight.grad)
 # --8<-- [end:backward]
 
@@ -166,7 +167,8 @@ held = qdata_bytes + scale_bytes
 bars = [("float32 weight", before, f"{before / mib:.2f} MiB held"),
         ("Int8WeightTensor", held,
          f"{qdata_bytes / mib:.2f} + {scale_bytes / mib:.2f} MiB held"),
-        ("its .nbytes", big.weight.nbytes, f"{big.weight.nbytes / mib:.2f} MiB claimed")]
+        ("its .nbytes", big.weight.nbytes,
+         f"{big.weight.nbytes / mib:.2f} MiB claimed")]
 fig, ax = plt.subplots(figsize=(6.4, 2.4))
 for row, (name, size, text) in enumerate(bars):
     claimed = name == "its .nbytes"

@@ -1,4 +1,4 @@
-"""FakeTensor and FunctionalTensor: the compiler's own tensor subclasses, of the same kind."""
+"""FakeTensor and FunctionalTensor: the compiler's own tensor subclasses."""
 from pathlib import Path
 
 import torch
@@ -11,7 +11,8 @@ torch.set_num_threads(1)
 _here = Path(__file__).parent
 for _file, _region in [("int8.py", "define"), ("compile.py", "flatten")]:
     _text = (_here / _file).read_text()
-    _code = _text.split(f"# --8<-- [start:{_region}]\n")[1].split(f"# --8<-- [end:{_region}]")[0]
+    _code = _text.split(f"# --8<-- [start:{_region}]\n")[1]
+    _code = _code.split(f"# --8<-- [end:{_region}]")[0]
     if _region == "flatten":  # only the definitions, not the demonstration after them
         _code = _code.split("\nwt = ")[0]
     exec(_code)

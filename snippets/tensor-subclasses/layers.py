@@ -1,4 +1,4 @@
-"""One subclass with both hooks: which layer __torch_function__ and __torch_dispatch__ see."""
+"""One subclass, both hooks: what __torch_function__ and __torch_dispatch__ see."""
 import torch
 
 torch.manual_seed(0)
@@ -14,7 +14,7 @@ calls = []  # (layer, what it saw), for the figure below
 
 
 class Seen(torch.Tensor):
-    """A wrapper around one plain tensor that reports what each of its two hooks sees."""
+    """A wrapper around one plain tensor that reports what each of its hooks sees."""
 
     @staticmethod
     def __new__(cls, inner, requires_grad=False):
@@ -59,7 +59,8 @@ print("y is a", type(y).__name__, "| its node:", type(node).__name__,
 # --8<-- [end:both]
 
 # --8<-- [start:inference]
-for name, mode in [("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode)]:
+for name, mode in [("no_grad", torch.no_grad),
+                   ("inference_mode", torch.inference_mode)]:
     print(f"-- {name}")
     with mode():
         F.linear(x, w)

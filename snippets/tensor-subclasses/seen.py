@@ -1,4 +1,4 @@
-"""What the dispatcher and autograd see of a wrapper subclass, and what they never see."""
+"""What the dispatcher and autograd see of a wrapper subclass, and what they do not."""
 import torch
 
 torch.manual_seed(0)
@@ -11,7 +11,7 @@ from torch.utils._pytree import tree_map_only
 
 
 class Plain(torch.Tensor):
-    """The smallest useful wrapper: run every op on the inner tensor, wrap the results."""
+    """The smallest useful wrapper: runs each op on the inner tensor, wraps results."""
 
     @staticmethod
     def __new__(cls, inner, requires_grad=False):

@@ -1,4 +1,4 @@
-"""The int8 weight under torch.compile with Inductor: which graph makes it fast, measured."""
+"""The int8 weight compiled with Inductor: which graph makes it fast, measured."""
 from pathlib import Path
 
 import torch
@@ -11,7 +11,8 @@ torch.set_num_threads(1)
 _here = Path(__file__).parent
 for _file, _region in [("int8.py", "define"), ("compile.py", "flatten")]:
     _text = (_here / _file).read_text()
-    _code = _text.split(f"# --8<-- [start:{_region}]\n")[1].split(f"# --8<-- [end:{_region}]")[0]
+    _code = _text.split(f"# --8<-- [start:{_region}]\n")[1]
+    _code = _code.split(f"# --8<-- [end:{_region}]")[0]
     if _region == "flatten":  # only the definitions, not the demonstration after them
         _code = _code.split("\nwt = ")[0]
     exec(_code)
@@ -24,13 +25,13 @@ import warnings
 # Two DeprecationWarnings that Inductor's imports and code loading raise on this Python,
 # neither about subclasses: filtered, to keep them out of the outputs below.
 warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
-warnings.filterwarnings("ignore", message=r"BuiltinImporter\.module_repr\(\) is deprecated")
+warnings.filterwarnings("ignore", message=r"BuiltinImporter\.module_repr\(\)")
 
 from torch._inductor.utils import run_and_get_code
 
 
 class Int8GemvWeight(Int8WeightTensor):
-    """The same weight; compiled with a single row of input, the product is a reduction."""
+    """The same weight; compiled, with one row of input, the product is a reduction."""
 
     def linear(self, x):
         if torch.compiler.is_compiling() and x.numel() == x.shape[-1]:

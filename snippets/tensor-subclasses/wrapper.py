@@ -6,7 +6,7 @@ torch.set_num_threads(1)
 
 # --8<-- [start:metadata]
 class Shell(torch.Tensor):
-    """Claims whatever sizes and dtype it is given; holds `inner` as a Python attribute."""
+    """Claims the sizes and dtype it is given; holds `inner` as a Python attribute."""
 
     @staticmethod
     def __new__(cls, inner, shape, dtype):
@@ -77,7 +77,7 @@ for how, t in made.items():
 
 # --8<-- [start:sizes_policy]
 class AskedForSizes(Shell):
-    """Sizes and strides are answered by __torch_dispatch__, not stored in the wrapper."""
+    """Sizes and strides answered by __torch_dispatch__, not stored in the wrapper."""
 
     @staticmethod
     def __new__(cls, inner, shape, dtype):
