@@ -113,7 +113,8 @@ reference = layer(x)
 print("nn.Parameter(...):")
 layer.weight = torch.nn.Parameter(Logged.from_float(layer.weight.detach()),
                                   requires_grad=False)
-print("weight:", layer.weight)
+print("weight:", layer.weight, "| a Parameter:",
+      isinstance(layer.weight, torch.nn.Parameter))
 for name, mode in [("no_grad, 2-D input", torch.no_grad),
                    ("inference_mode", torch.inference_mode)]:
     print(name + ":")
@@ -129,7 +130,9 @@ print(f"largest error relative to the float32 output: {100 * error:.2f}%"
 
 # --8<-- [start:backward]
 xg = x.clone().requires_grad_()
-layer(xg).sum().backward()
+yg = layer(xg)
+print("node:", type(yg.grad_fn).__name__)
+yg.sum().backward()
 expected = torch.ones(4, 32) @ layer.weight.dequantize()
 print("x.grad matches ones @ dequantized W:",
       torch.allclose(xg.grad, expected, atol=1e-5))
@@ -143,6 +146,21 @@ for what, call in [("layer.half()", lambda: layer.half()),
         call()
     except NotImplementedError as e:
         print(f"{what}: {e}")
+
+from torch.utils._python_dispatch import return_and_correct_aliasing
+
+
+def same_storage(a, b):
+    return a.untyped_storage()._cdata == b.untyped_storage()._cdata
+
+
+w8 = Int8WeightTensor.from_float(torch.ones(2, 3))
+wt = w8.t()
+print("w8.t(): a view of w8 to autograd:", wt._base is w8,
+      "| shares w8's storage:", same_storage(wt, w8))
+wt = return_and_correct_aliasing(aten.t.default, (w8,), {}, _t(w8))
+print("through return_and_correct_aliasing, shares w8's storage:",
+      same_storage(wt, w8))
 # --8<-- [end:missing]
 
 # --8<-- [start:memory]

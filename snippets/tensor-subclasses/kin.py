@@ -20,16 +20,21 @@ for _file, _region in [("int8.py", "define"), ("compile.py", "flatten")]:
 # --8<-- [start:hierarchy]
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTensorMode
-from torch.utils._python_dispatch import is_traceable_wrapper_subclass
+from torch.distributed.tensor import DTensor
+from torch.utils._python_dispatch import is_traceable_wrapper_subclass_type
 
 fake_mode = FakeTensorMode()
 fake = fake_mode.from_tensor(torch.ones(2, 3))
 with FunctionalTensorMode():
     functional = FunctionalTensor.to_functional(torch.ones(2, 3))
+nested = torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)],
+                                    layout=torch.jagged)
 int8 = Int8WeightTensor.from_float(torch.ones(2, 3))
 
 
 def storage_of(t):
+    if t is None:
+        return "(none made here: a DTensor needs a device mesh)"
     if t.untyped_storage().device.type == "meta":
         return "a storage on meta, with no bytes"
     try:
@@ -39,14 +44,14 @@ def storage_of(t):
     return "its own bytes"
 
 
-for t in (fake, functional, int8):
-    cls = type(t)
+for cls, t in [(type(fake), fake), (type(functional), functional), (DTensor, None),
+               (type(nested), nested), (Int8WeightTensor, int8)]:
     print(f"{cls.__name__}: bases {[c.__name__ for c in cls.__mro__[1:]]}")
     print("  own __torch_dispatch__:", "__torch_dispatch__" in vars(cls),
           "| __torch_function__ disabled:",
           cls.__torch_function__ is torch._C._disabled_torch_function_impl)
     print("  storage:", storage_of(t), "| flatten/unflatten:",
-          is_traceable_wrapper_subclass(t))
+          is_traceable_wrapper_subclass_type(cls))
 print("what a FunctionalTensor wraps:", type(functional.elem).__name__,
       "| a FakeTensor's device:", fake.device, "over", storage_of(fake))
 # --8<-- [end:hierarchy]
@@ -68,6 +73,9 @@ except RuntimeError as e:
 # --8<-- [end:keys]
 
 # --8<-- [start:inside]
+from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+
 def layers_of(t):
     """The tensors inside one another, outermost first."""
     names = []
@@ -82,11 +90,19 @@ def layers_of(t):
             return " > ".join(names + [type(t).__name__])
 
 
+modes_seen = None
+
+
 class Peek(Int8WeightTensor):
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        global modes_seen
+        modes = [type(mode).__name__ for mode in _get_current_dispatch_mode_stack()]
+        if modes != modes_seen:
+            print("  modes active:", ", ".join(modes) or "none")
+            modes_seen = modes
         weight = next(a for a in args if isinstance(a, Int8WeightTensor))
-        print(f"  {str(func):<20} qdata: {layers_of(weight.qdata)}")
+        print(f"    {str(func):<19} qdata: {layers_of(weight.qdata)}")
         return super().__torch_dispatch__(func, types, args, kwargs)
 
 
@@ -101,6 +117,7 @@ with torch.no_grad():
     print("first call, compiling:")
     traced(x)
     print("second call, the compiled code:")
+    modes_seen = None
     traced(x)
     print("  (nothing)")
 # --8<-- [end:inside]

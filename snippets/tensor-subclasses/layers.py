@@ -56,6 +56,8 @@ print("-- backward")
 y.sum().backward()
 print("y is a", type(y).__name__, "| its node:", type(node).__name__,
       "| w.grad is a", type(w.grad).__name__)
+print("F.linear is a", type(F.linear).__name__,
+      "| Tensor.backward is a", type(torch.Tensor.backward).__name__)
 # --8<-- [end:both]
 
 # --8<-- [start:inference]

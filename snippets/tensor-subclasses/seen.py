@@ -56,30 +56,34 @@ class Probe(Plain):
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         inner = args[0].inner
         out = func(inner, *args[1:], **(kwargs or {}))
-        autograd_off = torch._C._dispatch_tls_local_exclude_set().has(
-            DK.AutogradFunctionality)
-        print(f"  {func}: grad mode {torch.is_grad_enabled()}, autograd keys"
-              f" excluded {autograd_off}")
+        print(f"  {func}: grad mode {torch.is_grad_enabled()}, {excluded()}")
         print(f"    inner.requires_grad {inner.requires_grad}"
               f" -> out.requires_grad {out.requires_grad}")
         return cls(out)
 
 
+def excluded():
+    """Is each key excluded by the thread? Autograd, and one autograd leaves alone."""
+    exclude = torch._C._dispatch_tls_local_exclude_set()
+    return (f"excluded: autograd keys {exclude.has(DK.AutogradFunctionality)},"
+            f" Functionalize {exclude.has(DK.Functionalize)}")
+
+
 p = Probe(torch.ones(3, requires_grad=True), requires_grad=True)
-print("outside: autograd keys excluded",
-      torch._C._dispatch_tls_local_exclude_set().has(DK.AutogradFunctionality))
+print("outside:", excluded())
 q = p * 2
 print("the wrapper's result:", type(q.grad_fn).__name__)
 # --8<-- [end:below_autograd]
 
 # --8<-- [start:saved]
-a = Plain(torch.ones(2, 3), requires_grad=True)
+a = Plain(torch.ones(2, 3, requires_grad=True), requires_grad=True)
 b = Plain(torch.full((3, 2), 0.5))
 m = torch.mm(a, b)
-print("node:", type(m.grad_fn).__name__, "| saved mat2 is a",
-      type(m.grad_fn._saved_mat2).__name__)
+print("node:", type(m.grad_fn).__name__, "| saved mat2 is b:",
+      m.grad_fn._saved_mat2 is b)
 m.sum().backward()
-print("a.grad is a", type(a.grad).__name__, "| a.inner.grad:", a.inner.grad)
+print("a.grad is a", type(a.grad).__name__, "| a.inner.requires_grad:",
+      a.inner.requires_grad, "| a.inner.grad:", a.inner.grad)
 # --8<-- [end:saved]
 
 # --8<-- [start:metadata_check]

@@ -1,4 +1,5 @@
 """The int8 weight compiled with Inductor: which graph makes it fast, measured."""
+import warnings
 from pathlib import Path
 
 import torch
@@ -17,15 +18,14 @@ for _file, _region in [("int8.py", "define"), ("compile.py", "flatten")]:
         _code = _code.split("\nwt = ")[0]
     exec(_code)
 
+# On the page an earlier block (compile.py's `stale_cache`) filters two warnings that
+# Inductor's imports and code loading raise, neither about subclasses.
+warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
+warnings.filterwarnings("ignore", message=r"BuiltinImporter\.module_repr\(\)")
+
 # --8<-- [start:kernels]
 import copy
 import re
-import warnings
-
-# Two DeprecationWarnings that Inductor's imports and code loading raise on this Python,
-# neither about subclasses: filtered, to keep them out of the outputs below.
-warnings.filterwarnings("ignore", message=r"`torch\.jit\.script_method` is deprecated")
-warnings.filterwarnings("ignore", message=r"BuiltinImporter\.module_repr\(\)")
 
 from torch._inductor.utils import run_and_get_code
 

@@ -51,7 +51,7 @@ except RuntimeError as e:
 
 # --8<-- [start:vs_subclass]
 class Tagged(torch.Tensor):
-    """A plain subclass: the instance *is* the tensor, with its storage."""
+    """A plain subclass: a new TensorImpl over the base tensor's storage."""
 
 
 class Dispatching(torch.Tensor):
@@ -62,17 +62,26 @@ class Dispatching(torch.Tensor):
         raise NotImplementedError
 
 
+def tolist(t):
+    try:
+        t.tolist()
+        return "values"
+    except RuntimeError:
+        return "refused"
+
+
 base = torch.ones(2, 3)
 made = {
     "as_subclass(Tagged)": base.as_subclass(Tagged),
+    "as_subclass(Dispatching)": base.as_subclass(Dispatching),
     "_make_subclass(Dispatching)": torch.Tensor._make_subclass(Dispatching, base),
     "_make_wrapper_subclass(Shell)": Shell(base, base.shape, base.dtype),
 }
+print(f"{'':<30} {'Python key':<12} {'shares data':<12} tolist()")
 for how, t in made.items():
-    keys = torch._C._dispatch_keys(t)
+    python_key = torch._C._dispatch_keys(t).has(torch._C.DispatchKey.Python)
     shares = t.data_ptr() == base.data_ptr()
-    print(f"{how:<30} Python key: {str(keys.has(torch._C.DispatchKey.Python)):<5}"
-          f"  data_ptr() is base's: {shares}")
+    print(f"{how:<30} {str(python_key):<12} {str(shares):<12} {tolist(t)}")
 # --8<-- [end:vs_subclass]
 
 # --8<-- [start:sizes_policy]
