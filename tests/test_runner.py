@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -359,7 +360,7 @@ def test_a_block_that_closes_the_page_pipe_fails_at_once_and_names_it():
     started = time.monotonic()
     runs = run("import os, time\nos.closerange(3, 65536)\ntime.sleep(30)", "print('never')", timeout=20)
     assert time.monotonic() - started < 10
-    assert runs[0].status == "crashed" and "closed the page process's pipe to the build" in runs[0].error
+    assert runs[0].status == "crashed" and "closed the page process's socket to the build" in runs[0].error
     assert runs[1].status == "not-run"
 
 
@@ -391,3 +392,82 @@ def test_data_loader_workers_left_running_are_killed_with_the_page_and_named():
     page = int(runs[0].output.split()[-1])
     assert len(runs[0].leftovers) == 2
     assert not psutil.pid_exists(page) or psutil.Process(page).status() == psutil.STATUS_ZOMBIE
+
+
+# A block speaking for its page: it finds the page's socket to the build and writes frames of its own.
+FORGE = """
+import json, os, struct
+
+def is_socket(fd: str) -> bool:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    except OSError:  # listdir's own descriptor, closed since
+        return False
+
+socket_fd = next(int(fd) for fd in os.listdir("/proc/self/fd") if is_socket(fd))
+
+def send(frame: bytes) -> None:
+    os.write(socket_fd, struct.pack("!I", len(frame)) + frame)
+
+def say(**message) -> None:
+    send(json.dumps(message).encode())
+"""
+
+
+class _RunsInTheBuild:
+    """What the engine once unpickled: an object whose unpickling runs code in the build's process."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+@pytest.mark.parametrize(
+    "forgery, said",
+    [
+        ("send(PICKLED)", "not JSON"),
+        ("say(kind='start', index=0, capture='/etc/hostname')", "fields"),
+        ("say(kind='start', index=1)", "a 'start' message it could not have sent then"),
+        ("say(kind='machine', cpu='Apple M9', arch='arm64', capability='AVX2', threads=1)", "no message kind"),
+        ("say(kind='done', index=0, status='gpu-missing', error='', spawned=[])", "'done' message it could not"),
+        ("os.write(socket_fd, struct.pack('!I', 2**31))", "more than"),
+    ],
+)
+def test_a_block_that_speaks_for_its_page_fails_and_nothing_it_sent_runs_or_is_read(tmp_path, forgery, said):
+    marker = tmp_path / "ran in the build"
+    pickled = pickle.dumps(_RunsInTheBuild(str(marker)))
+    code = FORGE + f"PICKLED = {pickled!r}\nprint('before')\n{forgery}\nimport time\ntime.sleep(5)"
+    runs = run("print('first')", code, "print('never')")
+    assert [r.status for r in runs] == ["ok", "forged", "not-run"]
+    assert said in runs[1].error and "a block may not speak for its page" in runs[1].error
+    assert runs[1].output == "before\n"  # the engine's own capture file, not the path the block named
+    assert not marker.exists()
+
+
+def test_the_machine_a_block_ran_on_is_the_zygotes_observation_not_the_pages():
+    forged = "say(kind='machine', cpu='Apple M9', arch='arm64', capability='AVX2', threads=1)"
+    runs = run("print(1)", FORGE + forged)
+    import torch  # the test's own reading of the machine
+
+    assert runs[0].machine["capability"] == torch.backends.cpu.get_cpu_capability()
+    assert runs[0].machine["threads"] == 1
+    assert runs[1].status == "forged" and runs[1].machine == runs[0].machine
+
+
+def test_a_block_that_says_its_page_finished_early_leaves_its_later_blocks_failing():
+    code = FORGE + (
+        "say(kind='done', index=0, status='ok', error='', spawned=[os.getppid()])\n"
+        "say(kind='late', held=[])\nsay(kind='leftovers', killed=[])\nsay(kind='finished')\n"
+        "import time\ntime.sleep(5)"
+    )
+    runs = run(code, "print('never')")
+    assert runs[0].status == "forged" and "'late' message it could not have sent then" in runs[0].error
+    assert psutil.pid_exists(os.getpid())  # the pid it named (the zygote's) was never the engine's to kill
+
+
+def test_a_frame_left_half_sent_does_not_hold_the_build_past_the_blocks_timeout():
+    started = time.monotonic()
+    runs = run(FORGE + "os.write(socket_fd, struct.pack('!I', 100) + b'{')\nimport time\ntime.sleep(60)", timeout=2)
+    assert runs[0].status == "timeout" and time.monotonic() - started < 20

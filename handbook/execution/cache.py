@@ -28,6 +28,7 @@ from handbook.tree_files import write_atomically
 ENGINE_MODULES = (
     "handbook.execution.runner",
     "handbook.execution.page_process",
+    "handbook.execution.protocol",
     "handbook.execution.page_state",
     "handbook.execution.processes",
     "handbook.execution.cgroups",

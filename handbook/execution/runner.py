@@ -10,13 +10,14 @@ running: what is killed is reported with the block that started it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-import multiprocessing
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,8 @@ from pathlib import Path
 import psutil
 
 from handbook import switches
-from handbook.execution import cgroups, figures, page_process, processes, zygote
+from handbook.execution import cgroups, figures, page_process, processes, protocol, zygote
+from handbook.execution.protocol import BlockJob, PageRequest
 from handbook.execution.results import BlockRun
 from handbook.execution.status import Status
 
@@ -59,17 +61,6 @@ class SettingError(ValueError):
 
 
 @dataclass
-class BlockJob:
-    code: str
-    file: str  # repository-relative
-    line: int
-    timeout: float
-    run: bool = True
-    memory: int | None = None  # bytes: the page's memory limit, raised from this block on
-    figure: str | None = None  # the SVG file the block saves its figure as, read after it
-
-
-@dataclass
 class PageJob:
     page: str
     blocks: list[BlockJob]
@@ -88,17 +79,22 @@ class Limits:
 class _Running:
     job: PageJob
     pid: int
-    conn: object
+    conn: socket.socket  # the engine's end of the page's socket (not blocking)
     capture_dir: str
     work_dir: str
     runs: list[BlockRun]
     limits: Limits
+    machine: dict  # what it runs on, as the zygote observed it
     current: int | None = None
-    machine: dict = field(default_factory=dict)
     last: int = 0  # the block started last
     capture: str | None = None
     started: float = 0.0
     finished: bool = False
+    frames: protocol.Frames = field(default_factory=protocol.Frames)  # what the page sent, as it arrives
+    confined: bool = False  # it said what it sees (its first message)
+    done: list[int] = field(default_factory=list)  # the blocks it reported ended, in order
+    late: bool = False  # it said what threads printed late (then what it ended, then that it finished)
+    leftovers: bool = False
     next_watch: float = 0.0
     next_peak_watch: float = 0.0
     started_by: dict[int, int] = field(default_factory=dict)  # pid -> block index, as the page saw it
@@ -268,44 +264,92 @@ def interpreter_search_path() -> tuple[str, ...]:
 def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
     # Both directories are the engine's to remove, however the page ends.
     capture_dir, work_dir = tempfile.mkdtemp(prefix="handbook-capture-"), tempfile.mkdtemp(prefix="page-")
-    ours, theirs = multiprocessing.Pipe()
+    ours, theirs = socket.socketpair()
     pid = starter.start_page(theirs)
-    blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run, "figure": b.figure} for b in job.blocks]
-    ours.send((blocks, capture_dir, work_dir, str(repo_root), list(interpreter_search_path())))
+    request = PageRequest(
+        tuple(job.blocks),
+        capture_dir,
+        work_dir,
+        str(repo_root),
+        interpreter_search_path(),
+        {},
+        (capture_dir, work_dir, *filter(None, (os.environ.get(name) for name in switches.PAGE_CACHES))),
+        0,
+    )
+    with contextlib.suppress(OSError):  # a page gone already is found so when its socket is read
+        protocol.write_all(ours.fileno(), protocol.encode_request(request))
+    ours.setblocking(False)
     runs = [BlockRun(Status.NOT_RUN if b.run else Status.SKIPPED) for b in job.blocks]
-    return _Running(job, pid, ours, capture_dir, work_dir, runs, limits)
+    return _Running(job, pid, ours, capture_dir, work_dir, runs, limits, starter.observed_machine())
 
 
-def _handle(state: _Running, message: tuple) -> None:
-    kind = message[0]
-    if kind == "confinement":
-        confinements.add(message[1])
-    elif kind == "machine":
-        state.machine = message[1]
-    elif kind == "start":
-        state.current, state.capture, state.started = message[1], message[2], time.perf_counter()
-        state.last = state.current
-    elif kind == "figure":
-        state.figures[message[1]] = message[2]
-    elif kind == "done":
-        _, index, status, error, seconds, spawned = message
-        state.started_by.update((pid, index) for pid in spawned)
-        _know(state, spawned)
-        figure = ""
-        if status == Status.OK and (name := state.job.blocks[index].figure):
-            figure, problem = _figure(name, state.figures.pop(index, None))
-            if problem:
-                status, error = Status.FIGURE, problem
-        state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine, figure=figure)
-        state.current = None
-    elif kind == "late":
-        for index, characters in message[1]:
-            _held_back(state, index, characters)
-    elif kind == "leftovers":
-        for index, command in message[1]:
-            state.runs[index].leftovers.append(command)
-    elif kind == "finished":
-        state.finished = True
+def _next_block(state: _Running) -> int | None:
+    """The block the page must start next: the first that runs after the last it ended, unless that one failed."""
+    if state.done and state.runs[state.done[-1]].status != Status.OK:
+        return None
+    after = state.done[-1] + 1 if state.done else 0
+    return next((i for i in range(after, len(state.job.blocks)) if state.job.blocks[i].run), None)
+
+
+def _handle(state: _Running, message: protocol.Message) -> None:
+    """Take in one message of the page; a ProtocolError for one it could not have sent now
+    (a block wrote to the page's socket: it may not speak for the page)."""
+    blocks = state.job.blocks
+    match message:
+        case protocol.Confinement(view) if not state.confined:
+            state.confined = True
+            confinements.add(view[:MAX_VIEW_CHARS])
+        case protocol.Start(index) if state.confined and state.current is None and index == _next_block(state):
+            state.current, state.started, state.last = index, time.perf_counter(), index
+            state.capture = protocol.capture_file(state.capture_dir, index)
+        case protocol.Figure(index, data) if (
+            index == state.current and blocks[index].figure and index not in state.figures
+        ):
+            state.figures[index] = data
+        case protocol.Done(index, status, error, spawned) if (
+            index == state.current and status in protocol.PAGE_STATUSES
+        ):
+            _block_done(state, index, status, error, spawned)
+        case protocol.Late(held) if _page_over(state) and not state.late and all(i in state.done for i, _ in held):
+            state.late = True
+            for index, characters in held:
+                _held_back(state, index, characters)
+        case protocol.Leftovers(killed) if (
+            state.late and not state.leftovers and all(i in state.done for i, _ in killed)
+        ):
+            state.leftovers = True
+            for index, command in killed:
+                state.runs[index].leftovers.append(command[: protocol.MAX_COMMAND_CHARS])
+        case protocol.Finished() if state.leftovers:
+            state.finished = True
+        case _:
+            raise protocol.ProtocolError(f"a {protocol.KIND_OF[type(message)]!r} message it could not have sent then")
+
+
+MAX_VIEW_CHARS = 300  # what a page says it sees, in the build's log
+
+
+def _page_over(state: _Running) -> bool:
+    return state.confined and state.current is None and _next_block(state) is None
+
+
+def _block_done(state: _Running, index: int, status: Status, error: str, spawned: list[int]) -> None:
+    # Only processes of its tree are the page's: a pid it names outside it (the engine's, say) is not
+    # held, nor ever killed, for it.
+    below = {process.pid for process in processes.descendants(state.pid)}
+    spawned = [pid for pid in spawned if pid in below]
+    state.started_by.update((pid, index) for pid in spawned)
+    _know(state, spawned)
+    figure = ""
+    if status == Status.OK and (name := state.job.blocks[index].figure):
+        figure, problem = _figure(name, state.figures.pop(index, None))
+        if problem:
+            status, error = Status.FIGURE, problem
+    seconds = time.perf_counter() - state.started
+    error = error[: protocol.MAX_ERROR_CHARS]
+    state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine, figure=figure)
+    state.done.append(index)
+    state.current = None
 
 
 def _figure(name: str, data: bytes | None) -> tuple[str, str]:
@@ -428,7 +472,7 @@ def _lost(state: _Running, starter: zygote.Zygote) -> None:
     """The page's pipe closed, or its process ended, before it said it had finished."""
     code = starter.exit_code(state.pid, EXIT_SECONDS)
     if code is None:  # it runs on, deaf: a block closed the file descriptors it inherited
-        _stop(state, Status.CRASHED, "the block closed the page process's pipe to the build; the page was killed")
+        _stop(state, Status.CRASHED, "the block closed the page process's socket to the build; the page was killed")
         return
     status, error = _describe_exit(code)
     if state.current is not None:
@@ -437,14 +481,44 @@ def _lost(state: _Running, starter: zygote.Zygote) -> None:
     _record_killed(state, starter.orphans(state.pid, ORPHANS_SECONDS))
 
 
+READ_BYTES = 1 << 20  # read of one page's socket at one look: a page that floods it does not starve the watch
+
+
+def _received(state: _Running) -> tuple[list[bytes], bool]:
+    """The frames the page has completed since the last look, and whether its socket has closed."""
+    data, closed = b"", False
+    while len(data) < protocol.MAX_FRAME_BYTES + READ_BYTES:
+        try:
+            chunk = state.conn.recv(READ_BYTES)
+        except BlockingIOError:
+            break
+        except OSError:  # reset: the page went with bytes unread
+            closed = True
+            break
+        if not chunk:
+            closed = True
+            break
+        data += chunk
+    return state.frames.feed(data), closed
+
+
 def _ended(state: _Running, starter: zygote.Zygote) -> bool:
     """Read what the page has sent; True once it has ended (and its last block is settled)."""
     try:
-        while state.conn.poll():
-            _handle(state, state.conn.recv())
+        payloads, closed = _received(state)
+        for payload in payloads:
+            _handle(state, protocol.decode(payload))
             if state.finished:
                 return True
-    except (EOFError, OSError):
+    except protocol.ProtocolError as error:
+        _stop(
+            state,
+            Status.FORGED,
+            f"the page process sent the build {error}: a block may not speak for its page (it wrote to the page's "
+            "socket to the build); the page was killed",
+        )
+        return True
+    if closed:
         _lost(state, starter)
         return True
     if state.pid in starter.exit_codes:  # gone, though a process it started holds its pipe open

@@ -2,10 +2,13 @@
 
 It is started by the engine with one end of an anonymous socket pair and nothing
 else to listen on: no name, no address, so no other process (a page among them)
-can ask it for a process. Each request carries the page's end of its pipe to the
-engine (`socket.send_fds`); the zygote forks, the child closes the zygote's socket
-at once and runs the page (`page_process.run_page`), and the zygote answers with
-the page's pid, and later with its exit code. Pages die with the zygote
+can ask it for a process. Before any page, it tells the engine the machine pages run
+on (`this_machine`, observed in a child in the state every page starts in): the
+engine's observation, never a page's word. Each request carries the page's end of its
+socket to the engine (`socket.send_fds`); the zygote forks, the child closes the
+zygote's socket at once, reads its `protocol.PageRequest` and runs the page
+(`page_process.run_page`), and the zygote answers with the page's pid, and later with
+its exit code. Pages die with the zygote
 (PR_SET_PDEATHSIG); when the engine goes, even killed, the socket reads end of
 file, and the zygote ends every page it started, with their trees, and exits.
 """
@@ -14,8 +17,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import json
 import os
+import platform
 import select
 import signal
 import socket
@@ -23,10 +28,10 @@ import subprocess
 import sys
 import time
 import traceback
-from multiprocessing.connection import Connection
 
 import psutil
 
+from handbook.environment import Machine
 from handbook.execution import processes
 
 REQUEST = b"page"
@@ -39,6 +44,7 @@ def main(fd: int) -> None:
     processes.become_subreaper()  # what a page that dies leaves running comes here, to be ended
 
     engine = socket.socket(fileno=fd)
+    _send(engine, ["machine", _observed_machine()])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the engine's to handle: it ends the pages
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
@@ -67,6 +73,47 @@ def main(fd: int) -> None:
             os.killpg(pid, signal.SIGKILL)
     _end_orphans(set())  # and what they and earlier pages left: nothing outlives the zygote
     os._exit(0)
+
+
+def this_machine() -> dict:
+    """The machine pages run on (`handbook.environment.Machine`, as a dict for the engine and the cache)."""
+    import torch
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
+    except OSError:
+        pass
+    if not cpu and sys.platform == "darwin":
+        cpu = os.popen("sysctl -n machdep.cpu.brand_string").read().strip()
+    return {
+        "cpu": cpu or platform.processor() or "unknown CPU",
+        "arch": platform.machine(),
+        "capability": torch.backends.cpu.get_cpu_capability(),
+        "threads": torch.get_num_threads(),
+    }
+
+
+def _observed_machine() -> dict:
+    """`this_machine` as a page sees it (in the state every page starts in: one intra-op thread),
+    observed in a child so that the zygote's own state stays as its pages need it."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            from handbook.execution.page_state import PAGE_STATE
+
+            exec(compile(PAGE_STATE, "<page state>", "exec"), {})
+            os.write(write, json.dumps(this_machine()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        data = answer.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
 
 
 def _send(engine: socket.socket, message: list) -> None:
@@ -122,11 +169,10 @@ def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         processes.die_with_parent(zygote)
-        from handbook.execution import page_process
+        from handbook.execution import page_process, protocol
 
-        os.set_inheritable(page_fd, False)  # a program the page runs does not hold the engine's pipe
-        conn = Connection(page_fd)
-        page_process.run_page(conn, *conn.recv())
+        os.set_inheritable(page_fd, False)  # a program the page runs does not hold the engine's socket
+        page_process.run_page(page_fd, protocol.decode_request(protocol.read_frame(page_fd)))
     except BaseException:
         with contextlib.suppress(BaseException):  # nothing may carry the page on into the zygote's loop
             traceback.print_exc()
@@ -146,13 +192,20 @@ class Zygote:
         )
         theirs.close()
         self.exit_codes: dict[int, int] = {}
+        self.machine: dict | None = None  # what pages run on, as the zygote observed it before any page
         # Per page that ended: what it left running that the zygote ended.
         self.orphans_killed: dict[int, list[processes.Killed]] = {}
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def start_page(self, page_end: Connection) -> int:
+    def observed_machine(self) -> dict:
+        """The machine pages run on, as the zygote observed it (waiting for its word, the first it sends)."""
+        while self.machine is None:
+            self._receive(None)
+        return self.machine
+
+    def start_page(self, page_end: socket.socket) -> int:
         """Fork a page that talks to the engine through `page_end` (closed here); its pid."""
         socket.send_fds(self.socket, [REQUEST], [page_end.fileno()])
         page_end.close()
@@ -182,7 +235,9 @@ class Zygote:
         if not data:
             raise RuntimeError("the build's page starter (handbook.execution.zygote) exited; see its error above")
         message = json.loads(data)
-        if message[0] == "exited":
+        if message[0] == "machine":
+            self.machine = dataclasses.asdict(Machine(**message[1]))  # its fields, checked
+        elif message[0] == "exited":
             self.exit_codes[message[1]] = message[2]
         elif message[0] == "orphans":
             self.orphans_killed[message[1]] = [processes.Killed(pid, command) for pid, command in message[2]]
