@@ -170,6 +170,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if page.file.generated_by:
             return markdown
+        if problems := page_meta.front_matter(page.meta, f"{edition.docs_dir}/{src}"):
+            raise PluginError("\n".join(problems))
         original = next(
             (alternate for alternate in self.alternates(config, page) if alternate["lang"] == languages.DEFAULT), None
         )
