@@ -14,7 +14,7 @@ recorded releases, in order), `switches` (every environment switch, named once),
 `markdown_structure` (a page's fences, prose lines, headings and title), `messages` (the
 build's own words in each site language, one catalog), `versioned_prose`
 (which text an edition shows), `tree_files` (the repository's files, read inside it and
-through no link, written whole) and `errors` (bad input and failed tools, reported
-without a traceback). The halves import only from
+through no link, written whole), `log_text` (text from pages, escaped for the build's log)
+and `errors` (bad input and failed tools, reported without a traceback). The halves import only from
 below and from themselves; tests/test_layers.py checks it.
 """

@@ -11,6 +11,7 @@ BASE = {
     "handbook",
     "handbook.environment",
     "handbook.errors",
+    "handbook.log_text",
     "handbook.markdown_structure",
     "handbook.messages",
     "handbook.releases",

@@ -42,8 +42,12 @@ def path_replacements(repo_root: Path) -> list[tuple[str, str]]:
 # torch's C++-style log lines start with a timestamp and a thread id: `W1129 08:50:22.984000 1364 `.
 LOG_PREFIX = re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ ", re.MULTILINE)
 
-# Temporary files and each page's working directory get random names.
-TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
+# Temporary files and each page's working directory get random names; a page's own directories are
+# in the build's (`handbook-build-*/page-*`), and its temporary files in its own (`page-*-tmp/tmp*`).
+TEMP_PATH = re.compile(
+    re.escape(tempfile.gettempdir())
+    + r"/(?:handbook-build-[\w.-]+/page-[\w.-]+(?:/tmp[\w.-]+)?|(?:page-|tmp|handbook-)[\w.-]+)"
+)
 
 
 # A CUDA build of torch on a machine without a GPU logs this when torch.utils.cpp_extension is

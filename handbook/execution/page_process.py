@@ -22,6 +22,7 @@ import resource
 import signal
 import stat
 import sys
+import tempfile
 import threading
 import traceback
 import weakref
@@ -187,9 +188,15 @@ def _out_of_descriptors(error: OSError, engine: int) -> str:
 
 
 def _confine(request: PageRequest) -> str:
-    """The tree and the build's caches read-only for this page; its own directories writable (see `confinement`)."""
+    """The file system read-only for this page but for its own directories, and no privilege to undo
+    it (see `confinement`); what it sees, in words."""
+    if not request.view:
+        return confinement.unconfined()
     extra = [path for path in (switches.value(switches.PAGE_READ_ONLY) or "").split(os.pathsep) if path]
-    return confinement.confine([request.repo_root, *extra], list(request.writable))
+    writable = list(request.writable)
+    if group := cgroups.mount():  # its cgroup's own files: the page ends what is left in it
+        writable.append(str(group))
+    return confinement.confine([request.repo_root, *extra], writable, request.shm_bytes)
 
 
 def _send(engine: int, message: protocol.Message) -> None:
@@ -210,7 +217,9 @@ def run_page(engine: int, request: PageRequest) -> None:
     processes.become_subreaper()  # and so that what it started cannot leave its tree
     group = cgroups.join(os.getpid())  # nor, where there are cgroups, be missed by a scan of the tree
     os.environ.update(request.environment)
+    tempfile.tempdir = None  # the zygote's, if it asked: this page's own from now on
     _send(engine, protocol.Confinement(_confine(request)))
+    protocol.read_proceed(engine)  # the engine looks at the view for itself first
     os.chdir(request.work_dir)
     sys.path[:] = request.search_path
     late = LateOutput()

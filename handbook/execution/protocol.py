@@ -8,11 +8,12 @@ length (big-endian) then a JSON object `{"kind": ..., <fields>}`. A frame longer
 than its definition's is a `ProtocolError`; the engine then fails the page's block
 (`runner._handle`). `bytes` fields travel as base64 text.
 
-The engine sends one `PageRequest`; the page answers, in this order: `Confinement`, then
-for each block that runs `Start`, `Figure` (a block that declares one), `Done`; then
-`Late`, `Leftovers` and `Finished`. Where a block's output is captured is the engine's to
-say (`capture_file`), and the machine a page runs on is observed by the zygote before any
-page runs: neither is the page's word.
+The engine sends one `PageRequest`; the page answers, in this order: `Confinement`, then,
+once the engine has seen the view for itself and sent `Proceed`, for each block that runs
+`Start`, `Figure` (a block that declares one), `Done`; then `Late`, `Leftovers` and
+`Finished`. Where a block's output is captured is the engine's to say (`capture_file`),
+and the machine a page runs on is observed by the zygote before any page runs: neither
+is the page's word.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ class PageRequest:
     environment: dict[str, str]  # settings of this page alone: its temporary and compile-cache directories
     writable: tuple[str, ...]  # what the page may write (the rest of the file system is read-only where it can be)
     shm_bytes: int  # the size of the page's own /dev/shm, where it gets one
+    view: bool = True  # a view of its own, where the machine allows (`confinement`); False: HANDBOOK_READ_ONLY_TREE=0
+
+
+class Proceed(NamedTuple):
+    """The engine's word that the page may run its blocks: it has seen the page's view for itself."""
 
 
 # What a page process sends.
@@ -236,6 +242,15 @@ def decode(payload: bytes) -> Message:
 MAX_REQUEST_BYTES = 256 * 2**20  # every block of a page, with its code: the engine's own, bounded all the same
 
 
+PROCEED = _frame({"kind": "proceed"})
+
+
+def read_proceed(fd: int) -> None:
+    """Wait for the engine's `Proceed`; EOFError where it closes the socket instead (the page is then killed)."""
+    if json.loads(read_frame(fd)) != {"kind": "proceed"}:
+        raise ProtocolError("not the engine's proceed")
+
+
 def encode_request(request: PageRequest) -> bytes:
     return _frame({f.name: _to_data(getattr(request, f.name)) for f in fields(PageRequest)}, MAX_REQUEST_BYTES)
 
@@ -249,18 +264,23 @@ def decode_request(payload: bytes) -> PageRequest:
 
 
 class Frames:
-    """The frames of a byte stream, as they complete: `feed(data)` returns the payloads that did."""
+    """The frames of a byte stream, as they complete: `feed(data)` returns the payloads that did; after a
+    header no frame may have, `broken` says why, and nothing more is read."""
 
     def __init__(self) -> None:
         self.buffer = bytearray()
+        self.broken: ProtocolError | None = None
 
     def feed(self, data: bytes) -> list[bytes]:
+        if self.broken:
+            return []
         self.buffer += data
         payloads = []
         while len(self.buffer) >= HEADER.size:
             (size,) = HEADER.unpack_from(self.buffer)
             if size > MAX_FRAME_BYTES:
-                raise ProtocolError(f"a frame of {size:,} bytes, more than {MAX_FRAME_BYTES:,}")
+                self.broken = ProtocolError(f"a frame of {size:,} bytes, more than {MAX_FRAME_BYTES:,}")
+                break
             if len(self.buffer) < HEADER.size + size:
                 break
             payloads.append(bytes(self.buffer[HEADER.size : HEADER.size + size]))

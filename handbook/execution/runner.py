@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import re
@@ -29,7 +30,17 @@ from pathlib import Path
 import psutil
 
 from handbook import switches
-from handbook.execution import cgroups, figures, page_process, processes, protocol, zygote
+from handbook.environment import cache_root
+from handbook.execution import (
+    cgroups,
+    confinement,
+    figures,
+    page_process,
+    processes,
+    protocol,
+    shared_memory,
+    zygote,
+)
 from handbook.execution.protocol import BlockJob, PageRequest
 from handbook.execution.results import BlockRun
 from handbook.execution.status import Status
@@ -85,6 +96,9 @@ class _Running:
     runs: list[BlockRun]
     limits: Limits
     machine: dict  # what it runs on, as the zygote observed it
+    directories: list[str] = field(default_factory=list)  # its own, removed when it ends
+    view_expected: bool = False  # pages get a read-only view here: the engine checks this one has it
+    read_only: list[str] = field(default_factory=list)  # what the engine checks it sees read-only
     current: int | None = None
     last: int = 0  # the block started last
     capture: str | None = None
@@ -262,25 +276,80 @@ def interpreter_search_path() -> tuple[str, ...]:
 
 
 def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
-    # Both directories are the engine's to remove, however the page ends.
-    capture_dir, work_dir = tempfile.mkdtemp(prefix="handbook-capture-"), tempfile.mkdtemp(prefix="page-")
+    directories = _page_directories(starter.directory, job)
     ours, theirs = socket.socketpair()
     pid = starter.start_page(theirs)
+    writable = [*directories.values(), *_split(switches.value(switches.PAGE_WRITABLE), os.pathsep)]
     request = PageRequest(
         tuple(job.blocks),
-        capture_dir,
-        work_dir,
+        directories["capture"],
+        directories["work"],
         str(repo_root),
         interpreter_search_path(),
-        {},
-        (capture_dir, work_dir, *filter(None, (os.environ.get(name) for name in switches.PAGE_CACHES))),
-        0,
+        {name: directories[kind] for kind, name in PAGE_VARIABLES.items() if kind in directories},
+        tuple(writable),
+        max([limits.page_memory, *(b.memory or 0 for b in job.blocks)]),
+        view=not switches.off(switches.READ_ONLY_TREE),
     )
     with contextlib.suppress(OSError):  # a page gone already is found so when its socket is read
         protocol.write_all(ours.fileno(), protocol.encode_request(request))
     ours.setblocking(False)
     runs = [BlockRun(Status.NOT_RUN if b.run else Status.SKIPPED) for b in job.blocks]
-    return _Running(job, pid, ours, capture_dir, work_dir, runs, limits, starter.observed_machine())
+    machine = starter.observed_machine()
+    state = _Running(job, pid, ours, directories["capture"], directories["work"], runs, limits, machine)
+    state.directories = [directories[kind] for kind in OWN_DIRECTORIES]
+    state.view_expected = request.view and confinement.expected()
+    state.read_only = [str(repo_root), str(cache_root(repo_root))]
+    return state
+
+
+# Each page's own directories, and the variables that name them to the page.
+PAGE_VARIABLES = {
+    "tmp": "TMPDIR",
+    "matplotlib": "MPLCONFIGDIR",
+    "inductor": "TORCHINDUCTOR_CACHE_DIR",
+    "extensions": "TORCH_EXTENSIONS_DIR",
+}
+
+
+def _split(text: str | None, separator: str) -> list[str]:
+    return [part for part in (text or "").split(separator) if part]
+
+
+def _page_directories(build: str, job: PageJob) -> dict[str, str]:
+    """The page's own directories: in the build's directory, its working directory (`page-*`), its
+    capture files, its temporary files and matplotlib's configuration (with the build's font list),
+    all removed when it ends; and, where the build keeps them (`pipeline.prepare_page_processes`),
+    torch's compile caches of this page alone, kept from build to build: what one page compiled
+    no other page reads."""
+    work = tempfile.mkdtemp(prefix="page-", dir=build)
+    found = {"work": work}
+    for kind in OWN_DIRECTORIES[1:]:
+        found[kind] = f"{work}-{kind}"
+        os.mkdir(found[kind], 0o700)
+    for fonts in Path(os.environ.get("MPLCONFIGDIR", "/nonexistent")).glob("fontlist-*.json"):
+        shutil.copy(fonts, found["matplotlib"])
+    for kind, directory in compile_caches(job.page).items():
+        found[kind] = str(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+    return found
+
+
+OWN_DIRECTORIES = ("work", "capture", "tmp", "matplotlib")  # removed when the page ends
+COMPILE_CACHES = ("inductor", "extensions")  # kept
+
+
+def compile_caches(page: str) -> dict[str, Path]:
+    """`page`'s own compile caches, below those the build keeps (`pipeline.prepare_page_processes`), if it does."""
+    bases = {kind: os.environ.get(PAGE_VARIABLES[kind]) for kind in COMPILE_CACHES}
+    return {kind: Path(base) / compile_cache_name(page) for kind, base in bases.items() if base}
+
+
+def compile_cache_name(page: str) -> str:
+    """The directory of `page`'s own compile caches: its path, readable, and a digest that keeps two
+    pages apart whatever their names."""
+    readable = re.sub(r"[^A-Za-z0-9_.-]", "_", page.removesuffix(".md"))[:80]
+    return f"{readable}-{hashlib.sha256(page.encode()).hexdigest()[:8]}"
 
 
 def _next_block(state: _Running) -> int | None:
@@ -299,6 +368,9 @@ def _handle(state: _Running, message: protocol.Message) -> None:
         case protocol.Confinement(view) if not state.confined:
             state.confined = True
             confinements.add(view[:MAX_VIEW_CHARS])
+            if state.view_expected and not confinement.verified(state.pid, state.read_only):
+                raise Unconfined(view[:MAX_VIEW_CHARS])
+            protocol.write_all(state.conn.fileno(), protocol.PROCEED)
         case protocol.Start(index) if state.confined and state.current is None and index == _next_block(state):
             state.current, state.started, state.last = index, time.perf_counter(), index
             state.capture = protocol.capture_file(state.capture_dir, index)
@@ -327,6 +399,10 @@ def _handle(state: _Running, message: protocol.Message) -> None:
 
 
 MAX_VIEW_CHARS = 300  # what a page says it sees, in the build's log
+
+
+class Unconfined(Exception):
+    """A page whose read-only view the engine cannot see, where pages get one: it does not run."""
 
 
 def _page_over(state: _Running) -> bool:
@@ -510,6 +586,15 @@ def _ended(state: _Running, starter: zygote.Zygote) -> bool:
             _handle(state, protocol.decode(payload))
             if state.finished:
                 return True
+        if state.frames.broken:
+            raise state.frames.broken
+    except Unconfined as view:
+        _stop(
+            state,
+            Status.CRASHED,
+            f"the page could not be given its read-only view, as every page here is (it said: {view}); it did not run",
+        )
+        return True
     except protocol.ProtocolError as error:
         _stop(
             state,
@@ -527,7 +612,7 @@ def _ended(state: _Running, starter: zygote.Zygote) -> bool:
     return False
 
 
-def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
+def _overstepped(state: _Running, now: float, shm: shared_memory.Watch) -> tuple[Status, str] | None:
     """A limit the page is past: its block's time, its block's output, or its memory."""
     if state.current is not None:
         timeout = state.job.blocks[state.current].timeout
@@ -541,13 +626,16 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     memory, below = processes.tree_memory(state.pid)
     state.known.update((process.pid, process) for process in below)
     limit, source = state.memory_limit()
-    if memory > limit or now >= state.next_peak_watch:  # resident memory counts what they share once each
+    own = shared_memory.page_bytes(state.pid)
+    files = shm.grown() if own is None else own  # what it keeps in /dev/shm is memory too
+    if memory + files > limit or now >= state.next_peak_watch:  # resident memory counts what they share once each
         memory = processes.proportional_memory(state.pid, below)
-        state.peak = max(state.peak, memory)
+        state.peak = max(state.peak, memory + files)
         state.next_peak_watch = now + PEAK_WATCH_SECONDS
-    if memory > limit:
+    if memory + files > limit:
+        held = f"{_size(memory + files)} of memory (" + (f"{_size(files)} of it in /dev/shm; " if files else "")
         return Status.MEMORY, (
-            f"its processes held {_size(memory)} of memory (their proportional set size: memory they share "
+            f"its processes held {held}their proportional set size: memory they share "
             f"counted once), past the page's limit of {_size(limit)} ({source}), and were killed; a block "
             'that needs more can raise it with memory="..." on its fence'
         )
@@ -577,9 +665,12 @@ def run_pages(
     """Run every page of `jobs`, at most `workers` at once and within the memory `peaks` (page ->
     bytes, measured before) foresee; return each page's block runs, in block order. `on_done(page,
     runs, peak)` is told of each page as it ends, with the peak measured now. However this ends
-    (Ctrl-C included), no page it started, nor anything a page started, is left running."""
+    (Ctrl-C included), no page it started, nor anything a page started, is left running, nor any
+    file it kept in /dev/shm."""
     plan = limits(workers)
     starter = zygote.zygote()
+    shm = shared_memory.Watch()
+    was_dumpable = processes.dumpable(False)  # no page reads the build's environment, or traces it, meanwhile
     pending = list(jobs)
     running: dict[object, _Running] = {}
     results: dict[str, list[BlockRun]] = {}
@@ -589,22 +680,51 @@ def run_pages(
                 index = next_to_start(pending, [state.job.page for state in running.values()], peaks or {})
                 if index is None:
                     break
-                state = _start(starter, pending.pop(index), repo_root, plan)
+                job = pending.pop(index)
+                try:
+                    state = _start(starter, job, repo_root, plan)
+                except zygote.ZygoteLost:  # the page did not start: it starts again, with a zygote that answers
+                    pending.insert(0, job)
+                    starter = _starter_lost(starter, running, results, on_done)
+                    break
                 running[state.conn] = state
             if starter.socket in wait([*running, starter.socket], timeout=WATCH_SECONDS):
                 starter.poll()
+            if not starter.alive() or starter.stopped():
+                starter = _starter_lost(starter, running, results, on_done)
+                continue
             now = time.perf_counter()
             for state in list(running.values()):
                 if _ended(state, starter):
                     _finish(state, starter, running, results, on_done)
-                elif problem := _overstepped(state, now):
+                elif problem := _overstepped(state, now, shm):
                     _stop(state, *problem)
                     _finish(state, starter, running, results, on_done)
     finally:
         for state in running.values():  # only when interrupted
             _end_page(state)
             _remove_directories(state)
+        shm.clean()
+        processes.dumpable(was_dumpable)
     return results
+
+
+def _starter_lost(starter: zygote.Zygote, running: dict, results: dict, on_done) -> zygote.Zygote:
+    """The zygote was stopped (a page may signal it) or died: every page running fails, as any of them may
+    have done it, and the build goes on with a zygote that answers."""
+    what = "was stopped (SIGSTOP)" if starter.alive() else "died"
+    if not running and not starter.started:
+        raise RuntimeError(f"the build's page starter (handbook.execution.zygote) {what} before it started a page")
+    starter.resume()  # so that it reports how the pages it forked ended
+    for state in list(running.values()):
+        _stop(
+            state,
+            Status.CRASHED,
+            f"the build's page starter (its zygote) {what} while this page ran: a page may not signal the build's "
+            "processes (this page, or one running beside it, did)",
+        )
+        _finish(state, starter, running, results, on_done)
+    return zygote.zygote()
 
 
 def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dict, on_done) -> None:
@@ -621,9 +741,9 @@ def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dic
 
 
 def _remove_directories(state: _Running) -> None:
-    """The page's capture files and working directory, whatever a block left in it
-    (a directory it made unreadable included)."""
-    for directory in (state.capture_dir, state.work_dir):
+    """The page's own directories (capture files, working directory, temporary files), whatever a block
+    left in them (a directory it made unreadable included); its compile caches are kept."""
+    for directory in state.directories:
         shutil.rmtree(directory, **{_RMTREE_HANDLER: _unlock_and_retry})
 
 
