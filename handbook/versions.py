@@ -15,15 +15,15 @@ from pathlib import Path
 
 from handbook import switches
 from handbook.environment import minor_version
-from handbook.releases import recorded_releases
+from handbook.releases import is_final, recorded_releases
 
 NOT_FOUND_PAGE = "404.html"
 LATEST = "latest"  # the alias of the newest recorded release, and the default version
 
 
 def carries_latest(root: Path, release: str) -> bool:
-    """Whether `release` is the newest recorded one: its version is `latest`, the default."""
-    releases = recorded_releases(root)
+    """Whether `release` is the newest recorded final release: its version is `latest`, the default."""
+    releases = [recorded for recorded in recorded_releases(root) if is_final(recorded)]
     return bool(releases) and releases[-1] == release
 
 
@@ -76,3 +76,26 @@ def publish_not_found_page(root: Path, version: str, branch: str = "gh-pages") -
         commit = git("commit-tree", tree, "-p", branch, "-m", message).strip()
         git("update-ref", f"refs/heads/{branch}", commit)
     return commit
+
+
+def branch_commit(root: Path, branch: str = "gh-pages") -> str | None:
+    """The commit `branch` is at, or None where there is no such branch."""
+    done = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=root, capture_output=True, text=True
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def restore_branch(root: Path, branch: str, commit: str | None) -> None:
+    """Put `branch` back at `commit` (delete it where it did not exist): a deploy that published what
+    may not be published is undone before anything is pushed."""
+    ref = f"refs/heads/{branch}"
+    command = ["git", "update-ref", ref, commit] if commit else ["git", "update-ref", "-d", ref]
+    subprocess.run(command, cwd=root, check=True, capture_output=True)
+
+
+def published_site(root: Path, branch: str, path: str, into: Path) -> Path:
+    """The files `branch` holds under `path` (a version's site), written under `into`; their directory."""
+    archive = subprocess.run(["git", "archive", branch, path], cwd=root, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True, capture_output=True)
+    return into / path
