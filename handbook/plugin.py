@@ -23,6 +23,7 @@ from handbook import languages, notebooks, page_meta, page_weight, rebuilds, tra
 from handbook.errors import InputError, failed_command
 from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
+from handbook.log_text import escaped
 from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words
 from handbook.prebuild import Edition, prepare
@@ -85,20 +86,20 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         try:
             self.edition = edition = prepare(self.root, Path(config.config_file_path), serving=self.serving)
         except (InputError, SettingError) as error:
-            raise PluginError(str(error)) from error
+            raise PluginError(escaped(str(error))) from error
         except subprocess.CalledProcessError as failed:
             raise PluginError(failed_command(failed)) from failed
         for line in edition.log:
-            log.info(line)
+            log.info(escaped(line))
         if edition.site.tree_changed:
             log.warning(
                 "the tree changed while pages ran (your own edit, or a page's): nothing of the runs it may have "
                 "touched was cached, and the rebuild your edit starts runs them again:\n"
-                + "\n".join(edition.site.tree_changed)
+                + escaped("\n".join(edition.site.tree_changed))
             )
         config.extra["handbook"] = header_values(edition, datetime.now(UTC).date().isoformat())
         if edition.problems:
-            message = "\n\n".join(edition.problems)
+            message = escaped("\n\n".join(edition.problems))
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
