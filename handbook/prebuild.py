@@ -41,7 +41,7 @@ from handbook.reports import what_changed
 from handbook.sources import source_map
 from handbook.sources.links import Citation, SourceLinker, sections_without_links
 from handbook.sources.tree import SourceTree
-from handbook.tree_files import read_text, write_atomically, write_if_changed
+from handbook.tree_files import confined, read_text, write_atomically, write_if_changed
 
 CONFIG_FILE = "mkdocs.yml"
 RECORD_FORMAT = 1
@@ -119,6 +119,15 @@ def read_config(config_file: Path) -> SiteConfig:
         None,
     )
     repo_url = data.get("repo_url")
+    root = config_file.parent
+    # The pages it runs and publishes, and the theme's templates, are the repository's own.
+    for what, directory in (
+        ("docs_dir", data.get("docs_dir", "docs")),
+        ("the handbook plugin's translates", (handbook or {}).get("translates")),
+        ("theme.custom_dir", data["theme"].get("custom_dir") if isinstance(data.get("theme"), dict) else None),
+    ):
+        if directory is not None:
+            confined(root, str(directory), f"{config_file.name}: {what}")
     return SiteConfig(
         data.get("docs_dir", "docs"),
         nav,
@@ -396,6 +405,13 @@ def _check_translation(edition: Edition, originals: list[Page]) -> list[str]:
             errors.append(f"{where}: translates no page: {edition.config.blocks_dir}/{path} does not exist")
             continue
         errors += translations.block_differences(where, list(original.blocks), list(page.blocks))
+        original_file = f"{edition.config.blocks_dir}/{path}"
+        original_text = read_text(edition.root / original_file, original_file)
+        for section, line in translations.missing_sections(original_text, read_text(edition.root / where, where)):
+            errors.append(
+                f"{where}: the original's section {section!r} ({original_file}:{line}) has no heading here: add its "
+                f"`## ... {{#{section}}}` (translated, or in English until it is), under which its notice shows"
+            )
     for outdated in outdated_translations(edition.root, edition.config):
         date = changed_on_of(edition.root, edition.config, outdated)
         edition.outdated.append((outdated, date))

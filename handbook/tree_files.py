@@ -15,8 +15,9 @@ from pathlib import Path
 
 from handbook.errors import InputError
 
-# What a build publishes (docs/), runs (snippets/) and writes (recordings/).
-LINK_FREE = ("docs", "snippets", "recordings")
+# What a build publishes (docs/, its translation docs-zh/, the theme's overrides/), runs (snippets/) and
+# writes (recordings/).
+LINK_FREE = ("docs", "docs-zh", "overrides", "snippets", "recordings")
 
 
 class TreeError(InputError):
@@ -65,11 +66,11 @@ def read_text(path: Path, shown: str) -> str:
         raise TreeError(f"{shown}: cannot be read ({error.strerror})") from error
 
 
-def links_in(root: Path) -> list[str]:
-    """Every symbolic link under the `LINK_FREE` directories, repository-relative."""
+def links_in(root: Path, also: tuple[str, ...] = ()) -> list[str]:
+    """Every symbolic link under the `LINK_FREE` directories (and `also`), repository-relative."""
     base = root.resolve()
     found = []
-    for name in LINK_FREE:
+    for name in dict.fromkeys([*LINK_FREE, *also]):
         top = base / name
         if top.is_symlink():
             found.append(name)
@@ -81,9 +82,9 @@ def links_in(root: Path) -> list[str]:
     return sorted(found)
 
 
-def refuse_links(root: Path) -> None:
-    """Raise a TreeError naming every symbolic link where none may be."""
-    links = links_in(root)
+def refuse_links(root: Path, also: tuple[str, ...] = ()) -> None:
+    """Raise a TreeError naming every symbolic link where none may be (`also`: a docs_dir of another name)."""
+    links = links_in(root, also)
     if links:
         raise TreeError(f"symbolic link(s) in the repository: {', '.join(links)}; {LINKS_REFUSED}")
 

@@ -186,7 +186,18 @@ def test_an_escaped_or_source_include_is_not_a_file(project):
     assert scan_page(project.root, "docs", "p.md").blocks == ()
 
 
-@pytest.mark.parametrize("where", ["snippets/t/x.py", "snippets/t", "docs/linked.md", "recordings/torch-2.13.0"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "snippets/t/x.py",
+        "snippets/t",
+        "docs/linked.md",
+        "recordings/torch-2.13.0",
+        # The translation's pages and the theme's templates are published too.
+        "docs-zh/linked.md",
+        "overrides/partials/linked.html",
+    ],
+)
 def test_a_symlink_where_the_build_publishes_runs_or_writes_is_refused(project, where):
     (project.root.parent / "passwd").write_text("root:x:0:0::/root:/bin/bash\n")
     project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<-- "snippets/t/x.py"\n```\n')

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
+from handbook.errors import InputError
 from handbook.prebuild import read_config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -112,3 +117,35 @@ def test_an_execute_step_that_finds_problems_fails_naming_them_and_records_nothi
     drifted = execute(project)
     assert drifted.returncode == 1 and "the output differs from its recording" in drifted.stderr
     assert not list((project.root / RECORD).glob("*.json"))
+
+
+@pytest.mark.parametrize("status", ["skipped", "gpu-missing", "recorded", "gpu-recorded"])
+def test_a_record_that_says_a_block_was_not_run_is_not_believed(project, status):
+    """A stored run marked skipped, recorded or GPU-only showed any output, or none, as 'ran in this
+    build': a store is checked against what its blocks are, and this one is not used."""
+    recorded(project)
+    assert execute(project).returncode == 0
+    (record,) = (project.root / RECORD).glob("*.json")
+    data = json.loads(record.read_text())
+    for runs in data["runs"].values():
+        for run in runs:
+            run.update(status=status, output="forged output\n")
+    record.write_text(json.dumps(data))
+    forged = build(project, "site")
+    assert forged.returncode == 0, forged.stderr
+    assert "ran no page" not in forged.stderr and "forged" not in (project.root / "site/demo/index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    "setting, said",
+    [
+        ("docs_dir: ../elsewhere", "mkdocs.yml: docs_dir '../elsewhere' is outside the repository"),
+        ("docs_dir: /etc", "mkdocs.yml: docs_dir '/etc' is outside the repository"),
+        ("plugins:\n  - handbook:\n      translates: ../../docs", "translates '../../docs' is outside the repository"),
+        ("theme:\n  name: mkdocs\n  custom_dir: /usr", "theme.custom_dir '/usr' is outside the repository"),
+    ],
+)
+def test_pages_and_templates_outside_the_repository_are_refused(tmp_path, setting, said):
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: x\n{setting}\n")
+    with pytest.raises(InputError, match=re.escape(said)):
+        read_config(tmp_path / "mkdocs.yml")

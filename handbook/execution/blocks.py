@@ -374,7 +374,7 @@ def _region_id(target: str) -> str:
 
 def scan_docs(root: Path, docs_dir: str = "docs", only: set[str] | None = None) -> list[Page]:
     """Every page's blocks; a link where the build publishes, runs or writes fails the scan first."""
-    refuse_links(root)
-    base = root / docs_dir
+    refuse_links(root, (docs_dir,))
+    base = confined(root, docs_dir, "docs_dir")
     pages = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
     return [scan_page(root, docs_dir, page) for page in pages if only is None or page in only]
