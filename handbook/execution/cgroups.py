@@ -13,6 +13,7 @@ read-only /sys), `join` answers None and the tree and group scans are all there 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import time
 from pathlib import Path
@@ -110,9 +111,9 @@ def end(group: Path | None, keep: int | None = None) -> list[processes.Killed]:
         try:
             group.rmdir()  # refused while a process is still in it
             break
-        except FileNotFoundError:
-            break
-        except OSError:
+        except OSError as refused:
+            if refused.errno != errno.EBUSY:  # gone; or not this process's to remove (a page without privileges)
+                break
             time.sleep(0.02)
     return found
 
