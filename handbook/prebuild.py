@@ -358,7 +358,8 @@ def prepare(root: Path, config_file: Path | None = None, serving: bool = False, 
     site = pipeline.execute(
         root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages
     )
-    from_record = stored is not None and not site.executed_pages
+    from_record = stored is not None and not site.executed_pages and not site.refused
+    edition.log += [f"a stored run was not believed, and its page not taken from it: {why}" for why in site.refused]
     if from_record:  # every page as the execute step ran it, checked again now
         site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
         for result in site.all_results():

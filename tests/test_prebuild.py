@@ -99,7 +99,8 @@ def test_a_forged_or_corrupt_record_is_not_shown(project):
     record.write_text(record.read_text().replace("strides: (3, 1)", "strides: forged"))
     forged = build(project, "site")  # checked again, the forged run drifts: its page runs again, fresh
     assert forged.returncode == 0, forged.stderr
-    assert "executed 1 page(s)" in forged.stderr
+    assert "executed 1 page(s)" in forged.stderr and "ran no page" not in forged.stderr
+    assert "a stored run was not believed, and its page not taken from it: the execute step's record: " in forged.stderr
     assert "forged" not in (project.root / "site/demo/index.html").read_text()
     record.write_text('{"key": 1')
     corrupt = build(project, "site")
@@ -134,7 +135,8 @@ def test_a_record_that_says_a_block_was_not_run_is_not_believed(project, status)
     shutil.rmtree(project.root / ".cache/exec")  # no cached run to stand for the page either: it runs
     forged = build(project, "site")
     assert forged.returncode == 0, forged.stderr
-    assert "executed 1 page(s)" in forged.stderr
+    assert "executed 1 page(s)" in forged.stderr and "ran no page" not in forged.stderr
+    assert "a stored run was not believed, and its page not taken from it: the execute step's record: " in forged.stderr
     assert "forged" not in (project.root / "site/demo/index.html").read_text()
 
 

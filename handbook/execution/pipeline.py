@@ -151,7 +151,8 @@ def run_site(
     # Where pages cannot be given a read-only view, what they could forge is guarded too.
     guard = TreeGuard(root, [] if confinement.expected() else guarded_stores(root, cache, env))
     keys = {page.path: cache_key(page, env) for page in selected}
-    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {})
+    refused: list[str] = []
+    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {}, refused)
 
     def finished(page_path: str, page_runs: list[BlockRun], peak: int) -> None:
         for run in page_runs:
@@ -185,6 +186,7 @@ def run_site(
         platform=own.platform,
         platform_recorded=own.has_platform,
         tree_changed=check_tree([job.page for job in to_run]),
+        refused=refused,
     )
 
     def check_pages(checked: list[Page]) -> None:
@@ -239,16 +241,22 @@ def guarded_stores(root: Path, cache: ExecutionCache, env: Environment) -> list[
 
 
 def _cached_runs(
-    pages: list[Page], cache: ExecutionCache, keys: dict[str, str], cuda: bool, given: dict[str, list[BlockRun]]
+    pages: list[Page],
+    cache: ExecutionCache,
+    keys: dict[str, str],
+    cuda: bool,
+    given: dict[str, list[BlockRun]],
+    refused: list[str] | None = None,
 ) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
     """The runs of the pages given or held by the cache, each checked to be what a run of its block
-    could be (`stored_runs`), and the jobs of those that are not."""
+    could be (`stored_runs`; why one is not, in `refused`), and the jobs of those that are not."""
     runs: dict[str, list[BlockRun]] = {}
     to_run: list[PageJob] = []
     for page in pages:
-        found = stored_runs(page, given.get(page.path), cuda, cached=False)
+        found = stored_runs(page, given.get(page.path), cuda, cached=False, refused=refused)
         if found is None:
-            found = stored_runs(page, cache.load(keys[page.path], len(page.blocks)), cuda, cached=True)
+            stored = cache.load(keys[page.path], len(page.blocks))
+            found = stored_runs(page, stored, cuda, cached=True, refused=refused)
         if found is None:
             to_run.append(_job(page, cuda))
         else:
@@ -256,15 +264,20 @@ def _cached_runs(
     return runs, to_run
 
 
-def stored_runs(page: Page, stored: list[BlockRun] | None, cuda: bool, cached: bool) -> list[BlockRun] | None:
+def stored_runs(
+    page: Page, stored: list[BlockRun] | None, cuda: bool, cached: bool, refused: list[str] | None = None
+) -> list[BlockRun] | None:
     """A page's stored runs (the execution cache's, `cached`, or the execute step's record) as its blocks'
     runs, or None where any is not what a run of its block could have been: a store is not believed for
-    its word (a page, or anyone, may have written it)."""
+    its word (a page, or anyone, may have written it). Why not, appended to `refused`."""
     if stored is None or len(stored) != len(page.blocks):
         return None
     try:
         return [stored_run(block, run, cuda, cached) for block, run in zip(page.blocks, stored, strict=True)]
-    except CorruptEntry:
+    except CorruptEntry as error:
+        if refused is not None:
+            store = "the execution cache" if cached else "the execute step's record"
+            refused.append(f"{store}: {error}")
         return None
 
 
