@@ -111,3 +111,21 @@ def _live(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def test_a_killed_builds_directory_is_removed_by_the_next_build_and_a_running_ones_kept(tmp_path, monkeypatch):
+    import fcntl
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    killed, running = tmp_path / "handbook-build-killed", tmp_path / "handbook-build-running"
+    for directory in (killed, running):
+        (directory / "page-x").mkdir(parents=True)
+        (directory / zygote.LOCK).touch()
+    held = os.open(running / zygote.LOCK, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        zygote.remove_stale_builds()
+        assert not killed.exists() and (running / "page-x").is_dir()
+    finally:
+        os.close(held)
