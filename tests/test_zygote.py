@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from handbook.execution import zygote
+from handbook.execution import cgroups, zygote
 from handbook.execution.runner import BlockJob, PageJob, run_pages
 
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
@@ -86,6 +86,8 @@ def test_pages_and_what_they_started_end_with_the_engine(tmp_path, ending):
             time.sleep(0.1)
         page, zygote, build = pids.read_text().split()
         page, zygote = int(page), int(zygote)
+        group = cgroups.page_group(page)  # the page's cgroup, where this machine gives it one
+        group = group if group is not None and group.is_dir() else None
         if ending == "SIGKILL to its process group":
             os.killpg(engine.pid, signal.SIGKILL)
         else:
@@ -96,6 +98,7 @@ def test_pages_and_what_they_started_end_with_the_engine(tmp_path, ending):
             time.sleep(0.1)
         assert (_sleeping(duration), _live(page), _live(zygote)) == ([], False, False)
         assert os.path.basename(build).startswith("handbook-build-") and not os.path.exists(build)
+        assert group is None or not group.exists()  # ended and removed by the zygote
     finally:
         engine.kill()
         for process in _sleeping(duration):
@@ -118,6 +121,7 @@ def test_a_killed_builds_directory_is_removed_by_the_next_build_and_a_running_on
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(zygote, "temporary_base", lambda: str(tmp_path))  # tmp_path is deeper than it allows
     killed, running = tmp_path / "handbook-build-killed", tmp_path / "handbook-build-running"
     for directory in (killed, running):
         (directory / "page-x").mkdir(parents=True)
