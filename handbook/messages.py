@@ -114,6 +114,8 @@ ZH: dict[str, str] = {
     "a measured value does not hold the claim printed beside it": "某个测量值不符合打印在它旁边的声明",
     "the block has no recording": "代码块没有记录的输出",
     "the prediction disagrees with what was recorded on a GPU": "预测与在 GPU 上录制的输出不一致",
+    "the lab's check does not print `correct` for its solution": "练习的检查代码对参考答案没有输出 `correct`",
+    "the lab's check does not reject a deliberately wrong answer": "练习的检查代码没有拒绝故意写错的答案",
 
     # Every page's header and footer (overrides/main.html, through handbook.plugin).
     "Every example on this site was executed with": "本站的每个示例都在以下环境中执行：",

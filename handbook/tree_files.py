@@ -17,8 +17,8 @@ from handbook.errors import InputError
 
 # Where the pages whose blocks run are, unless a site's configuration says otherwise.
 DOCS_DIR = "docs"
-# What a build publishes (docs/), runs (snippets/) and writes (recordings/).
-LINK_FREE = (DOCS_DIR, "snippets", "recordings")
+# What a build publishes (docs/), runs (snippets/, and labs/, published too) and writes (recordings/).
+LINK_FREE = (DOCS_DIR, "snippets", "labs", "recordings")
 
 
 class TreeError(InputError):
