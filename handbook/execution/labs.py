@@ -152,10 +152,15 @@ def verdict(block: Block, output: str) -> str | None:
 
 def read_lab(root: Path, labs_dir: str, path: str) -> Lab:
     """The lab `labs_dir/path`, its cells read by Jupytext and checked as exercises."""
+    file = f"{labs_dir}/{path}"
+    return parse_lab(read_text(root / file, file), labs_dir, path)
+
+
+def parse_lab(text: str, labs_dir: str, path: str) -> Lab:
+    """A lab's cells from its file's `text` (see `read_lab`)."""
     import jupytext  # only where labs are read: the page processes never need it
 
     file = f"{labs_dir}/{path}"
-    text = read_text(root / file, file)
     lines = text.splitlines()
     marks = [number for number, line in enumerate(lines, 1) if CELL_MARK.match(line)]
     try:

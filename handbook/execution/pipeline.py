@@ -17,9 +17,9 @@ from handbook import switches
 from handbook.environment import Environment, cache_root, gpu_possible, installed_torch, this_platform
 from handbook.execution import runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
-from handbook.execution.labs import CORRECT, lab_pages, verdict
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.figures import MATPLOTLIBRC, build_font_cache
+from handbook.execution.labs import CORRECT, lab_pages, verdict
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.page_history import FILE_NAME as HISTORY_FILE
