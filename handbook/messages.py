@@ -220,6 +220,10 @@ ZH: dict[str, str] = {
     # A chapter's notebook (handbook.notebooks): its links on the page, the comments the build adds to its code.
     "Download notebook": "下载笔记本",
     "Open in Colab": "在 Colab 中打开",
+    # A lab's page (handbook.lab_pages): the labels of its cells.
+    "Complete this cell": "补全这个单元格",
+    "Check": "检查",
+    "Solution (try the exercise first)": "参考答案（请先自己尝试）",
     "# The outputs below were recorded with torch {torch}. Install it, then restart the kernel.":
         "# 下面的输出是用 torch {torch} 录制的。请先安装它，然后重启内核。",
     "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type).":

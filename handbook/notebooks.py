@@ -141,8 +141,9 @@ def link_base(site_url: str | None, torch_version: str, serving: bool = False) -
 
 def page_url(page: str) -> str:
     """A page's address under the site's root, as MkDocs gives it with directory URLs:
-    `tensors.md` -> `tensors/`, `index.md` -> ``, `a/index.md` -> `a/`."""
-    stem = page.removesuffix(".md")
+    `tensors.md` -> `tensors/`, `index.md` -> ``, `a/index.md` -> `a/`; a lab's page (mkdocs-jupyter
+    renders `labs/tensors.ipynb`) -> `labs/tensors/`."""
+    stem = page.removesuffix(".md").removesuffix(".ipynb")
     if stem == "index" or stem.endswith("/index"):
         return stem.removesuffix("index")
     return stem + "/"
@@ -169,7 +170,7 @@ def site_link(target: str, page: str, base: str) -> str:
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
         if resolved.startswith("../"):
             return target  # outside the docs: nothing of the site to point at
-        address = page_url(resolved) if resolved.endswith(".md") else resolved
+        address = page_url(resolved) if resolved.endswith((".md", ".ipynb")) else resolved
     else:
         address = page_url(page)
     link = base + address + hash_mark + fragment
