@@ -27,10 +27,10 @@ from mkdocs.structure.toc import get_toc
 
 from handbook.execution.labs import CHECK, ROLES, SOLUTION, STARTER
 from handbook.markdown_structure import heading_id, headings
-from handbook.messages import Words
+from handbook.messages import Words, translatable
 
 # What a code cell of each role is labelled with on the page (the chapters label an output "Output").
-LABELS = {STARTER: "Complete this cell", CHECK: "Check"}
+LABELS = {STARTER: translatable("Complete this cell"), CHECK: translatable("Check")}
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,8 @@ def _code_cell(cell: Tag, words: Words) -> str:
     if role not in ROLES:
         raise ValueError(f"a code cell of a lab's page without a role (its classes: {cell.get('class')})")
     listing = cell.select_one(".highlight-ipynb pre")
-    label = f'<span class="filename">{html_escape.escape(words(LABELS[role]))}</span>' if role in LABELS else ""
+    named = LABELS.get(role)
+    label = f'<span class="filename">{html_escape.escape(words(named))}</span>' if named else ""
     code = listing.decode_contents() if listing is not None else ""
     if not code.startswith("<span></span>"):
         code = "<span></span>" + code

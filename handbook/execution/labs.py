@@ -121,9 +121,9 @@ class Lab:
                 for number, mistake in enumerate(roles[MISTAKE], 1):
                     name = f"{cell.exercise}-mistake-{number}"
                     add(mistake, name)
-                    add(check, f"{name}-check", expects=MISTAKE, answer=f"{self.file}:{mistake.line}")
+                    add(check, f"{name}-check", expects=MISTAKE, answer=f"{self.file}:{mistake.code_line}")
                 add(solution, f"{cell.exercise}-solution")
-                add(check, f"{cell.exercise}-check", expects=CORRECT, answer=f"{self.file}:{solution.line}")
+                add(check, f"{cell.exercise}-check", expects=CORRECT, answer=f"{self.file}:{solution.code_line}")
         return Page(self.path, tuple(blocks), self.labs_dir)
 
 
@@ -134,17 +134,17 @@ def verdict(block: Block, output: str) -> str | None:
     said_correct = any(line.strip() == CORRECT for line in output.splitlines())
     if expects == CORRECT and not said_correct:
         return (
-            f"the check at {block.origin_file}:{block.page_line} does not print {CORRECT!r} for the solution at "
+            f"the check at {block.origin} does not print {CORRECT!r} for the solution at "
             f"{block.options['answer']}: either the solution or the check is wrong"
         )
     if expects == MISTAKE and said_correct:
         return (
-            f"the check at {block.origin_file}:{block.page_line} prints {CORRECT!r} for the deliberate mistake at "
+            f"the check at {block.origin} prints {CORRECT!r} for the deliberate mistake at "
             f"{block.options['answer']}: the check accepts a wrong answer"
         )
     if expects == MISTAKE and not output.strip():
         return (
-            f"the check at {block.origin_file}:{block.page_line} prints nothing for the mistake at "
+            f"the check at {block.origin} prints nothing for the mistake at "
             f"{block.options['answer']}: it must say what is wrong, and why"
         )
     return None
