@@ -29,6 +29,7 @@ from handbook.execution.labs import CHECK, ROLES, SOLUTION, STARTER
 from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words, translatable
 
+PYTORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/"
 # What a code cell of each role is labelled with on the page (the chapters label an output "Output").
 LABELS = {STARTER: translatable("Complete this cell"), CHECK: translatable("Check")}
 
@@ -74,6 +75,8 @@ def _text_cell(cell: Tag, ids, toc: list[dict], links: str | None) -> str:
     body = cell.select_one(".jp-RenderedMarkdown")
     if body is None:
         return ""
+    for link in body.find_all("a", href=lambda href: href and href.startswith(PYTORCH_SOURCE)):
+        link["class"] = "pytorch-source"  # styled, and named by the tests, as a chapter's source links
     for heading in body.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
         for anchor in heading.select("a.anchor-link"):
             anchor.decompose()
