@@ -45,6 +45,7 @@ log = logging.getLogger("mkdocs.plugins.handbook")
 # indexed themselves) and How this site is built (the build's report); the index is part of every
 # page's transfer (tests/test_browser.py's budget).
 UNSEARCHED = {source_map.PAGE, site_report.PAGE}
+LAB_SEARCH_BOOST = 0.5
 
 
 class HandbookConfig(Config):
@@ -259,6 +260,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         except (ValueError, StopIteration) as error:
             raise PluginError(f"{shown.file}: its page, as mkdocs-jupyter rendered it: {error}") from error
         page.toc = fitted.toc
+        # Found by search, below the chapters: a query for a concept leads to the chapter that explains it
+        # first, and to the lab that practises it after (Material's per-page boost).
+        page.meta["search"] = {"boost": LAB_SEARCH_BOOST}
         if text := page_meta.description(fitted.content):
             page.meta["description"] = text
         return page_weight.without_plain_token_spans(fitted.content)
