@@ -7,7 +7,8 @@ pages made to work where the notebook is opened (the published chapter pages), a
 each executed block as a code cell carrying the output this edition shows. It opens
 with a pinned install of the edition's torch and a check that the running torch is
 that one. The site publishes it as `notebooks/<chapter>.ipynb`; its chapter page offers
-it under the title, with Colab (CONTRIBUTING.md, "Notebooks"). No page renders it.
+it under the title, with Colab (CONTRIBUTING.md, "Notebooks"). No page renders it (a lab's page
+renders the lab's own notebook: `handbook.labs`).
 """
 
 from __future__ import annotations
