@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from bs4 import BeautifulSoup, Tag
 from mkdocs.structure.toc import get_toc
 
+from handbook import translations
 from handbook.execution.labs import CHECK, ROLES, SOLUTION, STARTER
 from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words, translatable
@@ -51,8 +52,17 @@ def section_ids(prose: str) -> list[str]:
     return ids
 
 
-def fit(rendered: str, ids: list[str], words: Words, notebook_url: str, colab_url: str | None) -> LabPage:
-    """mkdocs-jupyter's HTML of a lab (`rendered`) as the site shows it (the module's docstring)."""
+def fit(
+    rendered: str,
+    ids: list[str],
+    words: Words,
+    notebook_url: str,
+    colab_url: str | None,
+    notices: dict[str, tuple[str, str]] | None = None,
+) -> LabPage:
+    """mkdocs-jupyter's HTML of a lab (`rendered`) as the site shows it (the module's docstring). A
+    translation's `notices`: section id (`top` for the title's) -> (the date its original changed, the
+    original section's address), shown under the heading as a translated page shows them."""
     soup = BeautifulSoup(rendered, "html.parser")
     notebook = soup.select_one(".jp-Notebook")
     if notebook is None:
@@ -64,14 +74,17 @@ def fit(rendered: str, ids: list[str], words: Words, notebook_url: str, colab_ur
     for cell in notebook.find_all("div", class_="jp-Cell", recursive=False):
         classes = cell.get("class", [])
         if "jp-MarkdownCell" in classes:
-            parts.append(_text_cell(cell, heading_ids, toc, links if not toc else None))
+            parts.append(_text_cell(cell, heading_ids, toc, links if not toc else None, notices or {}, words))
         elif "jp-CodeCell" in classes:
             parts.append(_code_cell(cell, words))
     return LabPage("\n".join(parts), get_toc(toc))
 
 
-def _text_cell(cell: Tag, ids, toc: list[dict], links: str | None) -> str:
-    """A text cell's HTML; `links` go under the page's title, if the cell holds it."""
+def _text_cell(
+    cell: Tag, ids, toc: list[dict], links: str | None, notices: dict[str, tuple[str, str]], words: Words
+) -> str:
+    """A text cell's HTML; `links` go under the page's title, if the cell holds it, and each outdated
+    section's notice under its heading."""
     body = cell.select_one(".jp-RenderedMarkdown")
     if body is None:
         return ""
@@ -87,6 +100,9 @@ def _text_cell(cell: Tag, ids, toc: list[dict], links: str | None) -> str:
         )
         heading.append(permalink)
         level = int(heading.name[1])
+        section = translations.TOP if level == 1 else identifier
+        if section in notices:
+            heading.insert_after(BeautifulSoup(_notice(words, *notices[section]), "html.parser"))
         token = {"level": level, "id": identifier, "name": html_escape.escape(name), "children": []}
         if level == 1 and links is not None:
             heading.insert_after(BeautifulSoup(links, "html.parser"))
@@ -129,6 +145,23 @@ def _code(highlighted: str) -> str:
     """A listing's Pygments spans inside `<code>`, as the chapters' listings have them (after the empty
     span Pygments starts with)."""
     return "<span></span><code>" + highlighted.removeprefix("<span></span>") + "</code>"
+
+
+def _notice(words: Words, date: str, url: str) -> str:
+    """The notice of a section whose original changed, as a translated page's (an admonition)."""
+    title = html_escape.escape(words("This section's translation is outdated"))
+    line = words(
+        "The English original of this section changed on {date}; this translation has not caught up yet. "
+        "[Read the English original]({url})",
+        date=date,
+        url=url,
+    )
+    text, _, link = line.partition("[")
+    label, _, _ = link.partition("]")
+    return (
+        f'<div class="admonition warning"><p class="admonition-title">{title}</p>'
+        f'<p>{html_escape.escape(text)}<a href="{html_escape.escape(url)}">{html_escape.escape(label)}</a></p></div>'
+    )
 
 
 def _notebook_links(words: Words, notebook_url: str, colab_url: str | None) -> str:

@@ -255,8 +255,17 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             languages.deploy_prefix(edition.config.language),
         )
         prose = labs.prose((self.root / shown.file).read_text(encoding="utf-8"), shown)
+        original = next(
+            (alternate for alternate in self.alternates(config, page) if alternate["lang"] == languages.DEFAULT), None
+        )
+        notices = {  # a translation's outdated sections, each with the date its original changed and its address
+            outdated.section: (date, f"{original['link'] if original else ''}#{outdated.section}")
+            for outdated, date in edition.outdated
+            if outdated.page == page.file.src_uri and outdated.current is not None
+        }
+        words = Words(edition.config.language)
         try:
-            fitted = lab_pages.fit(html, lab_pages.section_ids(prose), Words(edition.config.language), notebook, colab)
+            fitted = lab_pages.fit(html, lab_pages.section_ids(prose), words, notebook, colab, notices)
         except (ValueError, StopIteration) as error:
             raise PluginError(f"{shown.file}: its page, as mkdocs-jupyter rendered it: {error}") from error
         page.toc = fitted.toc

@@ -153,14 +153,18 @@ def test_the_notebooks_leave_mistakes_out_and_hide_the_solution_where_a_reader_d
 # --- the page ---------------------------------------------------------------------------------------------
 
 
-def test_the_page_keeps_the_cells_and_drops_scripts_styles_and_the_cdn(tmp_path):
+def rendered_by_mkdocs_jupyter(text: str, directory: Path) -> str:
     from mkdocs_jupyter import convert
 
-    text = SMALL
     page, _ = notebooks_of(text)
-    path = tmp_path / "small.ipynb"
+    path = directory / "small.ipynb"
     nbformat.write(page, path)
-    rendered = convert.nb2html(str(path), theme="light", allow_errors=False)
+    return convert.nb2html(str(path), theme="light", allow_errors=False)
+
+
+def test_the_page_keeps_the_cells_and_drops_scripts_styles_and_the_cdn(tmp_path):
+    text = SMALL
+    rendered = rendered_by_mkdocs_jupyter(text, tmp_path)
     assert "<script" in rendered and "<style" in rendered and "cdnjs" in rendered  # what it has to lose
     prose = labs.prose(text, parse_lab(text, "labs", "small.py"))
     fitted = fit(rendered, section_ids(prose), Words("en"), "../../notebooks/labs-small.ipynb", None)
@@ -178,6 +182,17 @@ def test_the_page_keeps_the_cells_and_drops_scripts_styles_and_the_cdn(tmp_path)
     assert output in content
     assert [item.id for item in fitted.toc.items] == ["a-small-lab"]
     assert [child.id for child in fitted.toc.items[0].children] == ["doubling"]
+
+
+def test_a_translated_labs_outdated_section_says_so_under_its_heading(tmp_path):
+    rendered = rendered_by_mkdocs_jupyter(SMALL, tmp_path)
+    prose = labs.prose(SMALL, parse_lab(SMALL, "labs", "small.py"))
+    notices = {"doubling": ("2026-12-01", "https://example.invalid/labs/small/#doubling")}
+    content = fit(rendered, section_ids(prose), Words("zh"), "n.ipynb", None, notices).content
+    after_heading = content.split('<h2 id="doubling">')[1]
+    assert after_heading.index('<div class="admonition warning">') < after_heading.index("<p>")
+    assert '<a href="https://example.invalid/labs/small/#doubling">' in after_heading
+    assert "2026-12-01" in after_heading and content.count("admonition warning") == 1
 
 
 # --- translations ---------------------------------------------------------------------------------------
