@@ -246,7 +246,8 @@ def _check_starter(source: str, where: str) -> None:
 
 
 def _exercise_complete(cells: list[Cell], exercise: str) -> bool:
-    roles = [cell.role for cell in cells if cell.exercise == exercise]
+    """Its code cells end with a mistake: a setup cell after it (and after the text that follows) is shared."""
+    roles = [cell.role for cell in cells if cell.exercise == exercise and cell.kind == "code"]
     return bool(roles) and roles[-1] == MISTAKE
 
 
