@@ -95,6 +95,7 @@ def test_an_exercise_runs_its_mistakes_through_its_check_then_its_solution_and_c
         (('# %% tags=["mistake"]\ndef double(xs):\n    return xs + xs\n', ""), "one or more mistakes"),
         (('tags=["check"]', 'tags=["check"] colour="red"'), "unknown cell metadata colour"),
         (("# %% [markdown]\n# # A small lab", "# A small lab"), "'# %%' mark"),
+        ((SMALL, ""), "'# %%' mark"),
     ],
 )
 def test_a_lab_that_is_not_a_set_of_exercises_fails_naming_its_line(change, said):
