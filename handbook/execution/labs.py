@@ -168,7 +168,8 @@ def parse_lab(text: str, labs_dir: str, path: str) -> Lab:
     except Exception as error:  # Jupytext raises what its parsers raise
         raise LabError(f"{file}: Jupytext cannot read it as a percent-format notebook: {error}") from error
     cells = notebook.cells
-    if not marks or len(cells) != len(marks) or any(line.strip() and not line.startswith("#") for line in lines[: marks[0] - 1]):
+    above_first = lines[: marks[0] - 1] if marks else lines
+    if not marks or len(cells) != len(marks) or any(line.strip() and not line.startswith("#") for line in above_first):
         raise LabError(
             f"{file}: {len(cells)} cell(s) but {len(marks)} '# %%' mark(s): every cell starts with its own "
             "'# %%' line (nothing above the first but comments)"
