@@ -21,7 +21,8 @@ x = torch.randn(3, 4, requires_grad=True)
 w = torch.randn(4, 5, requires_grad=True)
 b = torch.randn(5, requires_grad=True)
 z = (x @ w + b).sum()
-print(z.grad_fn.name(), "->", [node.name() for node, _ in z.grad_fn.next_functions])
+inputs = [node.name() for node, _ in z.grad_fn.next_functions]
+print(z.grad_fn.name(), "->", inputs)
 
 # %% [markdown]
 # ## 练习 1：计算图能到达的叶子张量 {#the-leaves-a-graph-reaches}
@@ -71,7 +72,8 @@ def check_leaves():
         if len(got_ids) != len(set(got_ids)):
             return (
                 f"wrong: for {name} you returned a leaf twice. A leaf has one "
-                "AccumulateGrad node however many times it is used: visit each node once."
+                "AccumulateGrad node however many times it is used: visit each "
+                "node once."
             )
         if set(got_ids) != {id(v) for v in expected}:
             return (
@@ -87,7 +89,8 @@ print(check_leaves())
 # %% tags=["mistake"]
 def leaves(t):
     # One step from t.grad_fn: right only for a leaf that feeds the last op.
-    return [node.variable for node, _ in t.grad_fn.next_functions if hasattr(node, "variable")]
+    steps = t.grad_fn.next_functions
+    return [node.variable for node, _ in steps if hasattr(node, "variable")]
 
 # %% [markdown]
 # ## 练习 2：保存之后的原地写入 {#an-in-place-write-after-a-save}

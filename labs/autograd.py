@@ -21,7 +21,8 @@ x = torch.randn(3, 4, requires_grad=True)
 w = torch.randn(4, 5, requires_grad=True)
 b = torch.randn(5, requires_grad=True)
 z = (x @ w + b).sum()
-print(z.grad_fn.name(), "->", [node.name() for node, _ in z.grad_fn.next_functions])
+inputs = [node.name() for node, _ in z.grad_fn.next_functions]
+print(z.grad_fn.name(), "->", inputs)
 
 # %% [markdown]
 # ## Exercise 1: the leaves a graph reaches {#the-leaves-a-graph-reaches}
@@ -70,7 +71,8 @@ def check_leaves():
         if len(got_ids) != len(set(got_ids)):
             return (
                 f"wrong: for {name} you returned a leaf twice. A leaf has one "
-                "AccumulateGrad node however many times it is used: visit each node once."
+                "AccumulateGrad node however many times it is used: visit each "
+                "node once."
             )
         if set(got_ids) != {id(v) for v in expected}:
             return (
@@ -86,7 +88,8 @@ print(check_leaves())
 # %% tags=["mistake"]
 def leaves(t):
     # One step from t.grad_fn: right only for a leaf that feeds the last op.
-    return [node.variable for node, _ in t.grad_fn.next_functions if hasattr(node, "variable")]
+    steps = t.grad_fn.next_functions
+    return [node.variable for node, _ in steps if hasattr(node, "variable")]
 
 # %% [markdown]
 # ## Exercise 2: an in-place write after a save {#an-in-place-write-after-a-save}
