@@ -17,8 +17,9 @@ from handbook.errors import InputError
 
 # Where the pages whose blocks run are, unless a site's configuration says otherwise.
 DOCS_DIR = "docs"
-# What a build publishes (docs/), runs (snippets/, and labs/, published too) and writes (recordings/).
-LINK_FREE = (DOCS_DIR, "snippets", "labs", "recordings")
+# What a build publishes (docs/), runs (snippets/, and labs/ with its translation labs-zh/, published
+# too) and writes (recordings/).
+LINK_FREE = (DOCS_DIR, "snippets", "labs", "labs-zh", "recordings")
 
 
 class TreeError(InputError):
