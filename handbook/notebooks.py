@@ -101,6 +101,9 @@ def chapter_notebook(
         if figures.get(block.id):  # shown as Jupyter shows a figure; its alt text for readers who cannot see it
             data = {"image/svg+xml": figures[block.id], "text/plain": block.alt}
             cell.outputs.append(new_output("display_data", data=data))
+            # The code that draws it folded, as on the page: JupyterLab and Notebook 7 read `jupyter`,
+            # Colab `cellView`; the cell still runs.
+            cell.metadata.update({"jupyter": {"source_hidden": True}, "cellView": "form"})
         cells.append(cell)
         start = closing[first] + 1
     tail = "\n".join(lines[start:]).strip()

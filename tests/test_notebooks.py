@@ -216,6 +216,8 @@ def test_a_figure_is_the_cells_display_data_with_its_alt_text():
     [cell] = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.source == "print(1)"]
     assert [o.output_type for o in cell.outputs] == ["stream", "display_data"]
     assert cell.outputs[1].data == {"image/svg+xml": svg, "text/plain": "A bar."}
+    # The code that draws it folded, as on the page (JupyterLab and Notebook 7; Colab).
+    assert cell.metadata["jupyter"] == {"source_hidden": True} and cell.metadata["cellView"] == "form"
     nbformat.validate(notebook)
 
 
