@@ -7,7 +7,8 @@ pages made to work where the notebook is opened (the published chapter pages), a
 each executed block as a code cell carrying the output this edition shows. It opens
 with a pinned install of the edition's torch and a check that the running torch is
 that one. The site publishes it as `notebooks/<chapter>.ipynb`; its chapter page offers
-it under the title, with Colab (CONTRIBUTING.md, "Notebooks"). No page renders it.
+it under the title, with Colab (CONTRIBUTING.md, "Notebooks"). No page renders it (a lab's page
+renders the lab's own notebook: `handbook.labs`).
 """
 
 from __future__ import annotations
@@ -170,8 +171,9 @@ def link_base(site_url: str | None, torch_version: str, serving: bool = False) -
 
 def page_url(page: str) -> str:
     """A page's address under the site's root, as MkDocs gives it with directory URLs:
-    `tensors.md` -> `tensors/`, `index.md` -> ``, `a/index.md` -> `a/`."""
-    stem = page.removesuffix(".md")
+    `tensors.md` -> `tensors/`, `index.md` -> ``, `a/index.md` -> `a/`; a lab's page (mkdocs-jupyter
+    renders `labs/tensors.ipynb`) -> `labs/tensors/`."""
+    stem = page.removesuffix(".md").removesuffix(".ipynb")
     if stem == "index" or stem.endswith("/index"):
         return stem.removesuffix("index")
     return stem + "/"
@@ -198,7 +200,7 @@ def site_link(target: str, page: str, base: str) -> str:
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
         if resolved.startswith("../"):
             return target  # outside the docs: nothing of the site to point at
-        address = page_url(resolved) if resolved.endswith(".md") else resolved
+        address = page_url(resolved) if resolved.endswith((".md", ".ipynb")) else resolved
     else:
         address = page_url(page)
     link = base + address + hash_mark + fragment

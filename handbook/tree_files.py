@@ -17,9 +17,9 @@ from handbook.errors import InputError
 
 # Where the pages whose blocks run are, unless a site's configuration says otherwise.
 DOCS_DIR = "docs"
-# What a build publishes (docs/, its translation docs-zh/, the theme's overrides/), runs (snippets/) and
-# writes (recordings/).
-LINK_FREE = (DOCS_DIR, "docs-zh", "overrides", "snippets", "recordings")
+# What a build publishes (docs/, its translation docs-zh/, the theme's overrides/), runs (snippets/, and
+# labs/ with its translation labs-zh/, published too) and writes (recordings/).
+LINK_FREE = (DOCS_DIR, "docs-zh", "overrides", "snippets", "labs", "labs-zh", "recordings")
 
 
 class TreeError(InputError):

@@ -26,7 +26,10 @@ from pathlib import Path
 from handbook.errors import InputError
 from handbook.log_text import escaped
 
-GUARDED = ("docs", "docs-zh", "snippets", "recordings", "notes", "mkdocs.yml", "mkdocs.zh.yml", "handbook", "overrides")
+GUARDED = (
+    *("docs", "docs-zh", "snippets", "labs", "labs-zh", "recordings", "notes"),
+    *("mkdocs.yml", "mkdocs.zh.yml", "handbook", "overrides"),
+)
 UNGUARDED_NAMES = {"__pycache__"}  # Python's own byte code, written as modules are imported
 
 
