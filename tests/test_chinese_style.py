@@ -45,6 +45,13 @@ VARIANTS = {
     "张 GPU": "块 GPU",
     "所附的声明": "论断 (claim; 声明 is a declaration)",
     "断言的": "论断 (claim) where a measured value's bound is meant; 断言 is an assertion",
+    "这个版本": "这个 torch 版本, or 本网站版本 (edition)",
+    "三个版本": "三个 torch 版本",
+    "构建版本": "构建 (a CUDA build, a CPU build)",
+    "激活内存": "激活值 (activations)",
+    "include 集合": "包含集合 (include set)",
+    "问题是：": "问题： (a section's lead-in, one form)",
+    "实践要点：": "实践中： (a section's practical note, one form)",
 }
 
 # Punctuation and spacing (中文文案排版指北): full-width punctuation in Chinese text, one space between
@@ -61,6 +68,7 @@ RULES = {
         rf"[{HAN}] ?\([A-Za-z][A-Za-z \-]*\)"
     ),
     "Chinese quotes “”, not ASCII or 「」": re.compile(r"[「」『』]|(?<![=\w])\"(?=[^\"]*[" + HAN + r"])"),
+    "a 0-based index after its noun (维度 0、步 3、行 0 到 2), not an ordinal (第 0 维)": re.compile(r"第 ?0(?![\d.])"),
     "一个……: a Chinese ellipsis": re.compile(rf"[{HAN}]\.\.\.|\.\.\.[{HAN}]"),
 }
 
