@@ -126,7 +126,8 @@ ZH: dict[str, str] = {
     ", Python {python}, on {device}, on {date}.": "，Python {python}，设备 {device}，日期 {date}。",
     "How this site is built": "本站如何构建",
     "Page last changed on {date}.": "本页最后修改于 {date}。",
-    "This version of the handbook was executed against an older torch.": "本手册的这个网站版本是用较旧的 torch 执行的。",
+    "This version of the handbook was executed against an older torch.":
+        "本手册的这个网站版本是用较旧的 torch 执行的。",
     "Read the latest version.": "阅读最新的网站版本。",
     "Annotation": "注释",
 
