@@ -64,6 +64,12 @@ class Status(StrEnum):
         False,
         translatable("the block's figure is missing, too large or not an SVG the site may show"),
     )
+    FORGED = (
+        "forged",
+        False,
+        False,
+        translatable("the page process sent the build a message it does not send (a block wrote to its socket)"),
+    )
     NOT_RUN = (
         "not-run",
         False,

@@ -1,4 +1,6 @@
 """At run time: compiled autograd, regional compilation, CUDA graphs."""
+# timeout="300": Inductor compiles the forward and the whole captured backward; in the builds
+# of make test (three editions side by side on two cores) it took 93 to 127 s
 # --8<-- [start:compiled_autograd]
 import time
 
