@@ -49,41 +49,41 @@ ZH: dict[str, str] = {
         "本次构建未运行；显示的是记录的输出（仅渲染的预览构建）。",
     "{meaning}.": "{meaning}。",
     "GPU-only block, not run in this build. Output recorded on {device} with torch {torch} on {date}.":
-        "仅限 GPU 的代码块，本次构建未运行。输出于 {date} 在 {device} 上用 torch {torch} 录制。",
+        "仅限 GPU 的代码块，本次构建未运行。输出于 {date} 在 {device} 上用 torch {torch} 记录。",
     "GPU-only block: it runs only where CUDA is available, and no output has been recorded on a GPU yet.":
-        "仅限 GPU 的代码块：它只在有 CUDA 的环境中运行，目前还没有在 GPU 上录制的输出。",
+        "仅限 GPU 的代码块：它只在有 CUDA 的环境中运行，目前还没有在 GPU 上记录的输出。",
     " To run it on a GPU yourself, {link} and choose a GPU runtime.":
         "如需自己在 GPU 上运行，请{link}，并选择 GPU 运行时。",
     "open this chapter in Colab": "在 Colab 中打开本章",
     "The value marked (measured; claim: …) was measured {when}{where}; the build checks it against its claim, "
     "not against the recorded value.":
-        "标有 (measured; claim: …) 的值是{when}测得的{where}；构建会用它所附的声明检查它，而不是与记录的值比较。",
+        "标有 (measured; claim: …) 的值是{when}测得的{where}；构建会用它所附的论断检查它，而不是与记录的值比较。",
     "The {count} values marked (measured; claim: …) were measured {when}{where}; the build checks each against "
     "its claim, not against the recorded value.":
-        "标有 (measured; claim: …) 的 {count} 个值是{when}测得的{where}；构建会用各自所附的声明检查每个值，"
+        "标有 (measured; claim: …) 的 {count} 个值是{when}测得的{where}；构建会用各自所附的论断检查每个值，"
         "而不是与记录的值比较。",
     "The value marked (measured; claim: …): shown as recorded, not measured in this build; the build checks it "
     "against its claim, not against the recorded value.":
-        "标有 (measured; claim: …) 的值：显示的是记录的值，并非在本次构建中测得；构建会用它所附的声明检查它，"
+        "标有 (measured; claim: …) 的值：显示的是记录的值，并非在本次构建中测得；构建会用它所附的论断检查它，"
         "而不是与记录的值比较。",
     "The {count} values marked (measured; claim: …): shown as recorded, not measured in this build; the build "
     "checks each against its claim, not against the recorded value.":
         "标有 (measured; claim: …) 的 {count} 个值：显示的是记录的值，并非在本次构建中测得；构建会用各自所附的"
-        "声明检查每个值，而不是与记录的值比较。",
+        "论断检查每个值，而不是与记录的值比较。",
     "in this build": "在本次构建中",
     "in an earlier build (from the execution cache)": "在之前的构建中（取自执行缓存）",
     " on {machine}": "，测量机器为 {machine}",
     "{cpu} ({arch}, ATen CPU capability {capability}, {threads} intra-op thread(s))":
         "{cpu}（{arch}，ATen CPU 指令集 {capability}，{threads} 个算子内线程）",
     "A prediction, checked against the output recorded on {device} with torch {torch} on {date}: they agree.":
-        "这是一个预测，已与 {date} 在 {device} 上用 torch {torch} 录制的输出核对：两者一致。",
+        "这是一个预测，已与 {date} 在 {device} 上用 torch {torch} 记录的输出核对：两者一致。",
     "A prediction, computed on the CPU; no output has been recorded on a GPU yet to check it against.":
-        "这是在 CPU 上算出的预测；目前还没有在 GPU 上录制的输出可供核对。",
+        "这是在 CPU 上算出的预测；目前还没有在 GPU 上记录的输出可供核对。",
     "{count:,} more line(s) not shown": "另有 {count:,} 行未显示",
     "{count:,} more character(s) not shown": "另有 {count:,} 个字符未显示",
     "{left_out}; the whole output is in {recording}.": "{left_out}；完整输出见 {recording}。",
     "Not matching a recording ({status}); `make goldens` records it.":
-        "与记录的输出不符（{status}）；运行 `make goldens` 会录制它。",
+        "与记录的输出不符（{status}）；运行 `make goldens` 会记录它。",
     "Python {names} prints this differently": "Python {names} 的输出与此不同",
     "Python {names} print this differently": "Python {names} 的输出与此不同",
     " and ": "、",
@@ -96,8 +96,8 @@ ZH: dict[str, str] = {
     "not executed (render-only preview build)": "未执行（仅渲染的预览构建）",
     "not run here by design": "按设计不在此运行",
     "GPU-only; shows the output recorded on a GPU (device and date below)":
-        "仅限 GPU；显示在 GPU 上录制的输出（设备和日期见下方）",
-    "GPU-only; no output has been recorded on a GPU yet": "仅限 GPU；还没有在 GPU 上录制过输出",
+        "仅限 GPU；显示在 GPU 上记录的输出（设备和日期见下方）",
+    "GPU-only; no output has been recorded on a GPU yet": "仅限 GPU；还没有在 GPU 上记录过输出",
     "the block raised an exception": "代码块抛出了异常",
     "the block called sys.exit": "代码块调用了 sys.exit",
     "the page process exited during the block": "页面进程在代码块运行期间退出",
@@ -113,9 +113,9 @@ ZH: dict[str, str] = {
     "the block did not run because an earlier block of its page failed":
         "同一页面中较早的代码块失败，这个代码块因此没有运行",
     "the output differs from its recording": "输出与记录的输出不同",
-    "a measured value does not hold the claim printed beside it": "某个测量值不符合打印在它旁边的声明",
+    "a measured value does not hold the claim printed beside it": "某个测量值不符合打印在它旁边的论断",
     "the block has no recording": "代码块没有记录的输出",
-    "the prediction disagrees with what was recorded on a GPU": "预测与在 GPU 上录制的输出不一致",
+    "the prediction disagrees with what was recorded on a GPU": "预测与在 GPU 上记录的输出不一致",
     "the lab's check does not print `correct` for its solution": "练习的检查代码对参考答案没有输出 `correct`",
     "the lab's check does not reject a deliberately wrong answer": "练习的检查代码没有拒绝故意写错的答案",
 
@@ -126,12 +126,13 @@ ZH: dict[str, str] = {
     "Every example on this site but the {gpu} GPU-only ones was executed with":
         "除 {gpu} 个仅限 GPU 的示例外，本站的每个示例都在以下环境中执行：",
     "Preview build: {recorded} of {blocks} examples were not executed here; they show the output recorded with":
-        "预览构建：{blocks} 个示例中有 {recorded} 个未在此执行，显示的是在以下环境中录制的输出：",
+        "预览构建：{blocks} 个示例中有 {recorded} 个未在此执行，显示的是在以下环境中记录的输出：",
     ", Python {python}, on {device}, on {date}.": "，Python {python}，设备 {device}，日期 {date}。",
     "How this site is built": "本站如何构建",
     "Page last changed on {date}.": "本页最后修改于 {date}。",
-    "This version of the handbook was executed against an older torch.": "这个版本的手册是在较旧的 torch 上执行的。",
-    "Read the latest version.": "阅读最新版本。",
+    "This version of the handbook was executed against an older torch.":
+        "本手册的这个网站版本是用较旧的 torch 执行的。",
+    "Read the latest version.": "阅读最新的网站版本。",
     "Annotation": "注释",
 
     # How this site is built (handbook.reports.site_report).
@@ -154,8 +155,8 @@ ZH: dict[str, str] = {
         "{how}每个页面都在一个全新的进程中运行：这个进程从一个已经导入 torch 的服务进程 fork 而来，"
         "只用一个算子内线程，并已调用 `torch.manual_seed(0)`；页面的输出在文件描述符层面捕获，经过规范化"
         "（对象地址、安装路径、日志时间戳）后，与 `recordings/` 下为这个 torch 版本记录的输出比较。"
-        "输出不一致的代码块会使构建失败。输出用 Python {python} 录制；如果其他受支持的 Python 打印的结果不同，"
-        "它的输出会另行录制，并折叠显示在代码块下方。",
+        "输出不一致的代码块会使构建失败。输出用 Python {python} 记录；如果其他受支持的 Python 打印的结果不同，"
+        "它的输出会另行记录，并折叠显示在代码块下方。",
     "Property": "项目",
     "Value": "值",
     "commit": "提交",
@@ -183,8 +184,8 @@ ZH: dict[str, str] = {
         "每条警告都会显示（同一位置只显示一次），即使 Python 默认的过滤器会将其隐藏：",
     "GPU-only blocks": "仅限 GPU 的代码块",
     "Block": "代码块",
-    "Recorded on": "录制环境",
-    "not recorded yet": "尚未录制",
+    "Recorded on": "记录环境",
+    "not recorded yet": "尚未记录",
     "None.": "无。",
 
     # Source map (handbook.sources.source_map) and the source links (handbook.sources.links).
@@ -215,7 +216,7 @@ ZH: dict[str, str] = {
     "[Block {index} in context]({context}), from `{origin}`:":
         "[第 {index} 个代码块（在页面中查看）]({context})，源自 `{origin}`：",
     "Source anchors": "源码锚点",
-    "No anchors are recorded for one of the releases.": "其中一个版本没有记录源码锚点。",
+    "No anchors are recorded for one of the releases.": "其中一个 torch 版本没有记录源码锚点。",
     "No linked symbol moved.": "链接的符号都没有移动位置。",
     "{moved} of {total} linked symbols moved:": "{total} 个链接的符号中有 {moved} 个移动了位置：",
     "Symbol": "符号",
@@ -228,7 +229,7 @@ ZH: dict[str, str] = {
     "Check": "检查",
     "Solution (try the exercise first)": "参考答案（请先自己尝试）",
     "# The outputs below were recorded with torch {torch}. Install it, then restart the kernel.":
-        "# 下面的输出是用 torch {torch} 录制的。请先安装它，然后重启内核。",
+        "# 下面的输出是用 torch {torch} 记录的。请先安装它，然后重启内核。",
     "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type).":
         "# 仅限 GPU：需要 CUDA。在 Colab 中请选择 GPU 运行时（代码执行程序 > 更改运行时类型）。",
 

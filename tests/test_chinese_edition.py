@@ -45,7 +45,7 @@ def zh_site_of(english_site: Path) -> Path:
 
 ZH_SITE = zh_site_of(SITE)
 
-# A term of five chapters, typed as a reader's input method commits it (the whole word at once), and
+# A term of each of seven chapters, typed as a reader's input method commits it (the whole word at once), and
 # the page and section it must find first. Material's client splits a query with its own segmenter,
 # not jieba, so some whole terms match poorly (工作进程 finds Setting up first; CONTRIBUTING.md, "The Chinese
 # edition"); these are the glossary's terms of each chapter's main subject.
@@ -55,7 +55,20 @@ QUERIES = {
     "分发键": ("dispatch/", "the-dispatch-keys-of-a-tensor"),
     "缓存分配器": ("memory/", "the-cuda-caching-allocator-allocated-vs-reserved"),
     "守卫": ("compile/", "guards-when-a-compiled-graph-may-be-reused"),
+    # The names Chinese readers search for, which the glossary lists as aliases (亦称) and the chapters
+    # use where the concept is introduced.
+    "自动求导": ("autograd/", "the-graph-grad_fn-next_functions-accumulategrad"),
+    "梯度检查点": ("memory/", "activation-memory-measured-with-saved-tensor-hooks"),
+    "多卡": ("distributed/", "two-ranks-on-one-machine"),
+    "混合精度": ("mixed-precision/", "where-autocast-sits-in-dispatch"),
+    "图中断": ("compile/", "graph-breaks-and-explain"),
 }
+
+
+def test_each_word_added_to_jiebas_dictionary_is_a_query_searched_here():
+    """`handbook/jieba-terms-zh.txt` (mkdocs.zh.yml, `jieba_dict_user`) exists for the queries above."""
+    words = (REPO / "handbook" / "jieba-terms-zh.txt").read_text(encoding="utf-8").split()
+    assert words and set(words) <= set(QUERIES), set(words) - set(QUERIES)
 
 
 @pytest.fixture(scope="module")

@@ -349,7 +349,7 @@ def test_in_chinese_the_links_and_the_comments_the_build_adds_are_chinese():
     block = Block("demo.md", 1, "b", "print(1)", "docs/demo.md", 4, 3, options={"device": "cuda"})
     markdown = '# 演示\n\n```python exec="on" device="cuda"\nprint(1)\n```\n'
     notebook = chapter_notebook(markdown, Page("demo.md", (block,)), {}, "2.13.0", lambda t: t, language="zh")
-    assert notebook.cells[0].source.startswith("# 下面的输出是用 torch 2.13.0 录制的。")
+    assert notebook.cells[0].source.startswith("# 下面的输出是用 torch 2.13.0 记录的。")
     assert (
         notebook.cells[-1].source
         == "# 仅限 GPU：需要 CUDA。在 Colab 中请选择 GPU 运行时（代码执行程序 > 更改运行时类型）。\nprint(1)"

@@ -143,7 +143,7 @@ def test_in_chinese_the_page_has_chinese_headings_that_keep_the_english_anchor_i
     assert f"| `ok` | 2 | {Words('zh')(Status.OK.meaning)} |" in page.splitlines()
     assert "| 提交 | `d0f2af8b66b20da4baa50644c0cd3f887a2eae2e` |" in page.splitlines()
     assert "本站的每个 CPU 代码块都已执行：2 个在本次构建中执行，2 个在之前" in page
-    assert f"输出用 Python {RECORDED_PYTHON} 录制" in page
+    assert f"输出用 Python {RECORDED_PYTHON} 记录" in page
 
 
 def test_in_chinese_the_banner_lead_is_chinese():

@@ -109,7 +109,7 @@ def test_in_chinese_the_generated_comparison_is_chinese(tmp_path):
     page = compare(tmp_path, "2.12.0", "2.13.0", [Page("demo.md", (block,))], {"demo.md": "演示"}, "zh")
     assert page.startswith("在 1 项记录的输出中，有 **1 项**在 torch 2.12.0 与 torch 2.13.0 之间不同。\n")
     assert "[第 1 个代码块（在页面中查看）](demo.md#block-b)，源自 `docs/demo.md:1`：" in page
-    assert "### 源码锚点\n\n其中一个版本没有记录源码锚点。" in page and "\n**视图**\n" in page
+    assert "### 源码锚点\n\n其中一个 torch 版本没有记录源码锚点。" in page and "\n**视图**\n" in page
     assert compare(tmp_path, "2.11.0", "2.13.0", [], {}, "zh") == (
         '!!! note "注意"\n    暂无可比较的内容：torch 2.11.0 还没有记录的输出。\n'
     )
