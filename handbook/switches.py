@@ -15,9 +15,6 @@ EXECUTE = "HANDBOOK_EXECUTE"  # 0: render-only, recordings shown, no block runs
 CACHE_DIR = "HANDBOOK_CACHE_DIR"  # where the caches live
 READ_ONLY_TREE = "HANDBOOK_READ_ONLY_TREE"  # 0: pages see the tree writable (the tree guard alone)
 COMPILE_LOCK = "HANDBOOK_COMPILE_LOCK"  # the file C++ compiles take turns on ("": none)
-# The caches the pipeline sets for every page: torch's compile caches and matplotlib's font cache,
-# kept writable for pages that see the rest of the caches read-only, and out of the execution cache's key.
-PAGE_CACHES = ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "MPLCONFIGDIR")
 # Read by mkdocs.yml (`!ENV`): the version selector's provider (mike's deployments set it) and
 # the site's address (`make serve` serves at the root of localhost).
 VERSION_PROVIDER = "HANDBOOK_VERSION_PROVIDER"
@@ -38,7 +35,7 @@ DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_T
 
 # Every switch above, each a setting a page may inherit (none holds a secret).
 ALL = (
-    BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK, *PAGE_CACHES,
+    BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK,
     VERSION_PROVIDER, SITE_URL, PAGE_READ_ONLY, GOLDENS_KILL_AT, PAGE_VARIABLES, PAGE_WRITABLE,
 )  # fmt: skip
 
