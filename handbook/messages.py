@@ -133,10 +133,10 @@ ZH: dict[str, str] = {
     "Annotation": "注释",
 
     # How this site is built (handbook.reports.site_report).
-    "This is a render-only preview (`HANDBOOK_EXECUTE=0`): {recorded} of {blocks} blocks were not executed, and "
+    "This is a render-only preview (`{execute}=0`): {recorded} of {blocks} blocks were not executed, and "
     "each shows the output recorded for this torch release under `recordings/`. A full build runs each page as "
     "follows.":
-        "这是一次仅渲染的预览构建（`HANDBOOK_EXECUTE=0`）：{blocks} 个代码块中有 {recorded} 个未执行，"
+        "这是一次仅渲染的预览构建（`{execute}=0`）：{blocks} 个代码块中有 {recorded} 个未执行，"
         "它们各自显示 `recordings/` 下为这个 torch 版本记录的输出。完整构建按下述方式运行每个页面。",
     "Every CPU block on this site was executed: {ok} in this build, {cached} in an earlier build with identical "
     "code, includes and environment, whose runs were reused.":

@@ -17,7 +17,8 @@ import json
 import os
 from pathlib import Path
 
-from handbook.environment import Environment
+from handbook import switches
+from handbook.environment import CACHE_DIR, Environment
 from handbook.errors import InputError
 from handbook.execution import page_settings
 from handbook.execution.blocks import Page
@@ -115,8 +116,8 @@ def check_cache_root(directory: Path) -> None:
     for path in (directory, *directory.parents):
         if path.exists() and not path.is_dir():
             raise CacheError(
-                f"{path}: the cache directory is not a directory (HANDBOOK_CACHE_DIR, default .cache/handbook): "
-                "remove it, or set HANDBOOK_CACHE_DIR to a directory"
+                f"{path}: the cache directory is not a directory ({switches.CACHE_DIR}, default {CACHE_DIR}): "
+                f"remove it, or set {switches.CACHE_DIR} to a directory"
             )
         if path.exists():
             return

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
+from handbook import switches
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.results import SiteRun
@@ -121,9 +122,10 @@ def _how(site: SiteRun, words: Words) -> str:
     provenance = Provenance.of(site)
     if provenance.preview:
         how = words(
-            "This is a render-only preview (`HANDBOOK_EXECUTE=0`): {recorded} of {blocks} "
+            "This is a render-only preview (`{execute}=0`): {recorded} of {blocks} "
             "blocks were not executed, and each shows the output recorded for this torch release under "
             "`recordings/`. A full build runs each page as follows.",
+            execute=switches.EXECUTE,
             recorded=provenance.recorded,
             blocks=provenance.blocks,
         )
