@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from handbook.languages import DEFAULT
+
 
 def translatable(english: str) -> str:
     """`english` as it is: marks a literal as the build's words, to be translated where it is shown
@@ -27,7 +29,7 @@ def translatable(english: str) -> str:
 class Words:
     """The build's words in one site language (`en`, `zh`): `words(english, **values)`."""
 
-    language: str = "en"
+    language: str = DEFAULT
 
     def __call__(self, english: str, /, **values: object) -> str:
         """`english` in this language, its `{placeholders}` filled from `values`; English if the

@@ -42,7 +42,7 @@ class SiteConfig:
     def from_mkdocs(cls, config, root: Path) -> SiteConfig:
         """From MkDocs' validated configuration of the site whose repository is `root`. Its directories
         must be the repository's own: a page from elsewhere would run and be published."""
-        name = Path(config.config_file_path or "mkdocs.yml").name
+        name = Path(config.config_file_path or languages.CONFIGS[0]).name
         plugin = config.plugins.get("handbook") if config.plugins else None
         options = plugin.config if plugin is not None else None
         translates = options.translates if options is not None else None

@@ -12,6 +12,7 @@ BASE = {
     "handbook.environment",
     "handbook.errors",
     "handbook.git",
+    "handbook.languages",
     "handbook.log_text",
     "handbook.markdown_structure",
     "handbook.messages",
@@ -69,7 +70,6 @@ def test_every_module_is_in_a_layer_the_docstring_names():
     assert named <= names  # each one a module that exists
 
 
-
 def _docstring(path: Path) -> str:
     return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
 
@@ -99,6 +99,7 @@ def test_a_module_a_package_docstring_places_in_a_package_is_there():
     assert "`execution.failures`" in docstring and "`execution.failures`" in _docstring(
         REPO / "handbook" / "reports" / "__init__.py"
     )
+
 
 # The MkDocs adapter: the only modules that may know the site generator (ARCHITECTURE.md, "Layers").
 ADAPTER = {

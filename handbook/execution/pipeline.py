@@ -30,6 +30,7 @@ from handbook.execution.runner import BlockJob, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard, git_directories
 from handbook.releases import nearest_release
+from handbook.tree_files import DOCS_DIR
 
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
 COMPILERS = Path(__file__).parent / "compilers"
@@ -388,7 +389,7 @@ def check_predictions(results: list[BlockResult]) -> None:
 
 def execute(
     root: Path,
-    docs_dir: str = "docs",
+    docs_dir: str = DOCS_DIR,
     cache_enabled: bool | None = None,
     workers: int | None = None,
     only: set[str] | None = None,

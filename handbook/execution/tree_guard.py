@@ -23,10 +23,11 @@ import os
 import stat
 from pathlib import Path
 
+from handbook import languages
 from handbook.errors import InputError
 from handbook.log_text import escaped
 
-GUARDED = ("docs", "docs-zh", "snippets", "recordings", "notes", "mkdocs.yml", "mkdocs.zh.yml", "handbook", "overrides")
+GUARDED = (*languages.DOCS_DIRS, "snippets", "recordings", "notes", *languages.CONFIGS, "handbook", "overrides")
 UNGUARDED_NAMES = {"__pycache__"}  # Python's own byte code, written as modules are imported
 
 
