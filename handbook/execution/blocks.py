@@ -133,13 +133,40 @@ def fence_header(header: str) -> tuple[str, dict[str, str]] | None:
     return match["lang"] or "", options
 
 
+# The pymdownx.snippets options the scan reads includes with: a missing file is an error, a region is
+# dedented; every other option is snippets' default. A site's configuration must give the same
+# (`snippets_disagreements`, which `SiteConfig.from_mkdocs` applies), or a page would show other code
+# than its block runs.
+SNIPPETS = {"check_paths": True, "dedent_subsections": True}
+# But where includes are found: the scan reads them from the repository root (`base_path: ["."]`,
+# which the plugin makes absolute), and refuses what escapes it as `restrict_base_path` does.
+SNIPPETS_PLACES = {"base_path", "restrict_base_path"}
+
+
+def _snippets_defaults() -> dict[str, object]:
+    return {key: value[0] for key, value in SnippetExtension().config.items()}
+
+
 @functools.cache
 def _snippets() -> SnippetPreprocessor:
-    """pymdownx.snippets itself, configured as mkdocs.yml configures it (`dedent_subsections: true`),
-    so that a block's code is exactly what the page shows."""
-    config = {key: value[0] for key, value in SnippetExtension().config.items()}
-    config.update(check_paths=True, dedent_subsections=True)
-    return SnippetPreprocessor(config, markdown.Markdown())
+    """pymdownx.snippets itself, with the scan's options, so that a block's code is exactly what the page shows."""
+    return SnippetPreprocessor({**_snippets_defaults(), **SNIPPETS}, markdown.Markdown())
+
+
+def snippets_disagreements(options: dict[str, object], root: Path) -> list[str]:
+    """How a site's pymdownx.snippets `options` (its configuration's) differ from the scan's: one
+    phrase per option."""
+    given, expected = {**_snippets_defaults(), **options}, {**_snippets_defaults(), **SNIPPETS}
+    found = [
+        f"{key} is {given[key]!r}, the scan's {value!r}"
+        for key, value in expected.items()
+        if key not in SNIPPETS_PLACES and given[key] != value
+    ]
+    bases = options.get("base_path", ["."])
+    bases = [bases] if isinstance(bases, str) else list(bases)
+    if [(root / base).resolve() for base in bases] != [root.resolve()]:
+        found.append(f"base_path is {bases!r}, the scan's ['.'] (the repository root)")
+    return found
 
 
 def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
