@@ -271,18 +271,41 @@ def check_includes(root: Path, lines: list[str], where: str, seen: frozenset[str
 
 
 def expand_includes(markdown: str, root: Path, where: str) -> str:
-    """The Markdown with every snippet include line replaced by what it includes (as
-    pymdownx.snippets does on the page), for readers of the source such as notebooks.
+    """The Markdown with every snippet include replaced by what it includes (as pymdownx.snippets
+    does on the page), for readers of the source such as notebooks: a `--8<-- "file"` line, and
+    each line between two bare `--8<--` lines (a blank one kept, a `;`-commented one left out).
     Source excerpts (`pytorch:` targets) are not snippets and are left alone."""
-    lines = []
+    lines: list[str] = []
+    opened = 0  # the line of the bare `--8<--` that opened a block-form include, if one is open
     for number, line in enumerate(markdown.splitlines(), 1):
-        include = INCLUDE.match(line)
-        if include and not include["target"].startswith(SOURCE_EXCERPT):
-            indent = line[: len(line) - len(line.lstrip())]
-            code = read_region(root, include["target"], f"{where}:{number}")[0]
-            lines += [indent + text if text else text for text in code.splitlines()]
+        marker = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if marker and marker["block_marker"] and not marker["escape"]:
+            opened = 0 if opened else number
+            continue
+        if opened:
+            target = line.strip()
+            if marker or target.startswith(SOURCE_EXCERPT):
+                raise BlockError(
+                    f"{where}:{number}: {target!r} in a block-form include (opened at line {opened}): between two "
+                    "bare '--8<--' lines, each line names a file; write a source excerpt, or another include, on a "
+                    "line of its own"
+                )
+            if not target or target.startswith(";"):  # a blank line shown, a commented file not
+                lines += [] if target else [""]
+                continue
+        elif (include := INCLUDE.match(line)) and not include["target"].startswith(SOURCE_EXCERPT):
+            target = include["target"]
         else:
             lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        code = read_region(root, target, f"{where}:{number}")[0]
+        lines += [indent + text if text else text for text in code.splitlines()]
+    if opened:
+        raise BlockError(
+            f"{where}:{opened}: a block-form include ('--8<--') is never closed: pymdownx.snippets would "
+            "read every line after it as a file name; close it with a second bare '--8<--' line"
+        )
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
 
 
@@ -327,6 +350,13 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             )
         check_options(options, where)
         check_figure(options, where)
+        if include_targets(body) and not any(INCLUDE.match(line) for line in body):
+            named = [t for line in body if (t := line.strip()) and not SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)]
+            raise BlockError(
+                f"{where}: a block-form include (file names between two bare '--8<--' lines) in an executed "
+                "block: a block's code is one include of one line, "
+                + " or ".join(f'--8<-- "{target}"' for target in named if not target.startswith(";"))
+            )
         includes = [INCLUDE.match(line) for line in body]
         if any(includes):
             if len([line for line in body if line.strip()]) != 1:
