@@ -1,4 +1,5 @@
-"""`make bench`, the reader's phone: Lighthouse's mobile run on the longest chapter and on Home.
+"""`make bench`, the reader's phone: Lighthouse's mobile run on the longest chapter, the longest lab
+and Home.
 
 A built site (`site/`, the default edition) is served gzipped on localhost, as a static host
 serves it. Lighthouse (pinned in bench/lighthouse/package.json) loads each page as a phone
@@ -67,6 +68,12 @@ def longest_chapter(site: Path) -> str:
     return max(pages, key=lambda p: p.stat().st_size).parent.name + "/"
 
 
+def longest_lab(site: Path) -> str | None:
+    """The lab page with the most HTML (labs/<name>/), or None where the site has no lab."""
+    pages = list(site.glob("labs/*/index.html"))
+    return max(pages, key=lambda p: p.stat().st_size).parent.relative_to(site).as_posix() + "/" if pages else None
+
+
 def measure(url: str, out: Path) -> dict:
     command = [
         str(LIGHTHOUSE),
@@ -101,7 +108,8 @@ def main(arguments: list[str]) -> int:
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for name, page in (("longest chapter", longest_chapter(site)), ("Home", "")):
+            measured = [("longest chapter", longest_chapter(site)), ("longest lab", longest_lab(site)), ("Home", "")]
+            for name, page in [(name, page) for name, page in measured if page is not None]:
                 runs = [measure(base + page, Path(tmp) / f"run{i}.json") for i in range(RUNS)]
                 median = {key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "version"}
                 print(

@@ -8,10 +8,11 @@
 - The site layer: `prebuild` (the execute step, which needs no site generator), with
   `site_config` (what it reads of a site's configuration), `checks` (what the pages say,
   checked), `run_record` (its record, read by the render step) and `edition` (what it makes);
-  `notebooks`, `versions`, `translations`, `prose` (quoted values, the prose
+  `labs` (each lab's notebooks, its translation's checks), `notebooks`, `versions`,
+  `translations`, `prose` (quoted values, the prose
   guard), `reports` (the execution report, How this site is built, What changed, drift),
   and `__main__` (the commands).
-- The MkDocs adapter: `plugin` (MkDocs' events onto an `Edition`), `rendering`, `rebuilds`,
+- The MkDocs adapter: `plugin` (MkDocs' events onto an `Edition`), `lab_pages`, `rendering`, `rebuilds`,
   `page_meta`, `page_weight`, `mkdocs_config` (the command line's reading of a
   configuration). Only these import `mkdocs`, `markdown_exec` or `material`.
 

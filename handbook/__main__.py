@@ -22,8 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from handbook import languages, switches
-from handbook.checks import changed_on_of, outdated_translations
+from handbook import labs, languages, switches
+from handbook.checks import changed_on_of, outdated_labs, outdated_translations
 from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version, python_minor
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
@@ -137,16 +137,34 @@ def translations(args: argparse.Namespace) -> int:
         )
         return 1
     for page in args.mark or []:
+        if page.endswith(".py"):  # a lab: `tensors.py` or `labs/tensors.py`
+            print(mark_lab(args.root, config.language, page.rpartition("/")[2]))
+            continue
         original = read_text(args.root / config.translates / page, f"{config.translates}/{page}")
         translated_file = args.root / config.docs_dir / page
         write_atomically(translated_file, marked(original, read_text(translated_file, f"{config.docs_dir}/{page}")))
         print(f"{config.docs_dir}/{page}: marked as translating {config.translates}/{page} as it is now")
-    outdated = outdated_translations(args.root, config)
+    outdated = outdated_translations(args.root, config) + outdated_labs(args.root, config)
     for section in outdated:
         date = changed_on_of(args.root, config, section)
-        print(f"{config.docs_dir}/{section.page} § {section.section}: {section.reason}; English changed on {date}")
-    print(f"{len(outdated)} outdated section(s) in {config.docs_dir}/")
+        lab = labs.lab_of_page(section.page)
+        where = f"{labs.labs_dir(config.language)}/{lab}" if lab else f"{config.docs_dir}/{section.page}"
+        print(f"{where} § {section.section}: {section.reason}; English changed on {date}")
+    print(f"{len(outdated)} outdated section(s) in {config.docs_dir}/ and {labs.labs_dir(config.language)}/")
     return 1 if args.check and outdated else 0
+
+
+def mark_lab(root: Path, language: str, lab: str) -> str:
+    """Record the translated lab `lab` as translating its original as it is now; says what it did."""
+    from handbook.execution.labs import read_lab
+
+    original_dir, translated_dir = labs.labs_dir(languages.DEFAULT), labs.labs_dir(language)
+    original_file, translated_file = f"{original_dir}/{lab}", f"{translated_dir}/{lab}"
+    original = labs.prose(read_text(root / original_file, original_file), read_lab(root, original_dir, lab))
+    text = read_text(root / translated_file, translated_file)
+    translated = labs.prose(text, read_lab(root, translated_dir, lab))
+    write_atomically(root / translated_file, labs.marked(original, text, translated))
+    return f"{translated_file}: marked as translating {original_file} as it is now"
 
 
 def check_site(args: argparse.Namespace) -> int:

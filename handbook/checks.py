@@ -11,17 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook import translations
+from handbook import labs, languages, translations
 from handbook.edition import Edition
 from handbook.errors import InputError
 from handbook.execution.blocks import Page
+from handbook.execution.labs import Lab, read_lab
 from handbook.markdown_structure import FenceError
 from handbook.prose import guard as prose_guard
 from handbook.releases import recorded_releases
 from handbook.run_record import edition_name
 from handbook.site_config import SiteConfig
 from handbook.sources import source_map
-from handbook.sources.links import Citation, sections_without_links
+from handbook.sources.links import Citation, SourceLinker, sections_without_links
 from handbook.tree_files import read_text
 
 
@@ -66,8 +67,37 @@ def check_translation(
     return TranslationCheck(problems_of("translation", errors), outdated, log)
 
 
+def check_lab_translation(root: Path, config: SiteConfig, originals: list[Lab], shown: list[Lab]) -> TranslationCheck:
+    """A translation's labs have their originals' code cells, unchanged; their outdated sections are listed,
+    dated, as a page's are."""
+    errors: list[str] = []
+    by_path = {lab.path: lab for lab in originals}
+    for lab in shown:
+        original = by_path.get(lab.path)
+        if original is None:
+            original_file = f"{labs.labs_dir(languages.DEFAULT)}/{lab.path}"
+            errors.append(f"{lab.file}: translates no lab: {original_file} does not exist")
+            continue
+        errors += labs.code_differences(original, lab)
+    outdated = tuple((section, changed_on_of(root, config, section)) for section in outdated_labs(root, config))
+    log = [f"translation outdated: {section.page} § {section.section}: {section.reason}" for section, _ in outdated]
+    return TranslationCheck(problems_of("translation", errors), outdated, log)
+
+
+def outdated_labs(root: Path, config: SiteConfig) -> list[translations.Outdated]:
+    """Every section of the translation's labs that does not translate its original as it is now."""
+    return labs.outdated(root, labs.labs_dir(languages.DEFAULT), labs.labs_dir(config.language), read_lab)
+
+
 def changed_on_of(root: Path, config: SiteConfig, outdated: translations.Outdated) -> str:
     """The date the original of an outdated section changed (see `translations.changed_on`)."""
+    if lab := labs.lab_of_page(outdated.page):
+        original_file = f"{labs.labs_dir(languages.DEFAULT)}/{lab}"
+        if not (root / original_file).is_file():
+            return "?"
+        return translations.changed_on(
+            root, original_file, outdated.section, outdated.recorded, lambda text: labs.prose_of_text(text, lab)
+        )
     original_file = f"{config.blocks_dir}/{outdated.page}"
     if not (root / original_file).is_file():
         return "?"
@@ -117,6 +147,28 @@ def check_source_links(edition: Edition) -> SourceLinkCheck:
         if page not in edition.config.sections_exempt:
             errors += [f"{shown}: section '{title}' has no source link" for title in sections_without_links(markdown)]
     return SourceLinkCheck(problems_of("source link", errors), titles, tuple(citations))
+
+
+@dataclass(frozen=True)
+class LabLinkCheck:
+    problems: list[str]
+    titles: dict[str, str]  # each lab's title, by its path (`tensors.py`)
+
+
+def check_lab_links(edition: Edition) -> LabLinkCheck:
+    """Each lab's source links resolve, each of its `##` sections has one, and it has a title."""
+    errors: list[str] = []
+    titles: dict[str, str] = {}
+    linker = SourceLinker(edition.linker.tree, edition.config.language, labs.labs_dir(edition.config.language))
+    for path, lab in edition.labs.items():
+        prose = labs.prose(read_text(edition.root / lab.file, lab.file), lab)
+        links = linker.rewrite(edition.versioned(prose, labs.markdown_place(path)), path)
+        errors += links.errors
+        errors += [f"{lab.file}: section '{title}' has no source link" for title in sections_without_links(prose)]
+        if lab.title is None:
+            errors.append(f"{lab.file}: no title: its first text cell starts with a '# ' heading")
+        titles[path] = lab.title or path
+    return LabLinkCheck(problems_of("source link", errors), titles)
 
 
 @dataclass

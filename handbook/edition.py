@@ -13,12 +13,13 @@ import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook import git, languages, notebooks, translations, versioned_prose
+from handbook import git, labs, languages, notebooks, translations, versioned_prose
 from handbook.environment import cache_root
 from handbook.errors import InputError
 from handbook.execution import tree_guard
 from handbook.execution.blocks import Page, expand_includes
 from handbook.execution.figures import figure_path
+from handbook.execution.labs import Lab
 from handbook.execution.results import SiteRun
 from handbook.markdown_structure import without_heading_ids
 from handbook.prose.quotes import QUOTE, QuotedProse, resolve_quotes
@@ -61,6 +62,7 @@ class Edition:
     serving: bool = False  # for `mkdocs serve`: the notebooks link to the served site
     shown: dict[str, Page] = field(default_factory=dict)  # a translation's own pages (their lines), by path
     outdated: tuple[tuple[translations.Outdated, str], ...] = ()  # with the date each changed
+    labs: dict[str, Lab] = field(default_factory=dict)  # this build's labs (a translation's own), by path
 
     @property
     def docs_dir(self) -> str:
@@ -166,3 +168,15 @@ class Edition:
             translations.without_marks(without_heading_ids(linked)), self.config.language
         )
         return notebooks.with_site_links(text, page, base)
+
+    def lab_prose(self, markdown: str, lab: str, download: bool = False) -> str:
+        """A lab's text cell (`handbook.labs`): versioned, source links as plain links at this tag, links to
+        the handbook's pages relative to the lab's page, or for the reader's notebook (`download`) the
+        published pages' addresses, as a chapter's notebook has them."""
+        place = labs.markdown_place(lab)
+        linked = self.linker.rewrite(self.versioned(markdown, place), place, plain=True).markdown
+        if download:
+            base = notebooks.link_base(self.config.site_url, self.site.environment.torch, self.serving)
+        else:
+            base = "../" * labs.page_url(lab).count("/")
+        return notebooks.with_site_links(labs.text_cell(linked, self.config.language), place, base)

@@ -118,6 +118,8 @@ ZH: dict[str, str] = {
     "a measured value does not hold the claim printed beside it": "某个测量值不符合打印在它旁边的声明",
     "the block has no recording": "代码块没有记录的输出",
     "the prediction disagrees with what was recorded on a GPU": "预测与在 GPU 上录制的输出不一致",
+    "the lab's check does not print `correct` for its solution": "练习的检查代码对参考答案没有输出 `correct`",
+    "the lab's check does not reject a deliberately wrong answer": "练习的检查代码没有拒绝故意写错的答案",
 
     # Every page's header and footer (overrides/main.html, through handbook.plugin).
     "Every example on this site was executed with": "本站的每个示例都在以下环境中执行：",
@@ -223,6 +225,10 @@ ZH: dict[str, str] = {
     # A chapter's notebook (handbook.notebooks): its links on the page, the comments the build adds to its code.
     "Download notebook": "下载笔记本",
     "Open in Colab": "在 Colab 中打开",
+    # A lab's page (handbook.lab_pages): the labels of its cells.
+    "Complete this cell": "补全这个单元格",
+    "Check": "检查",
+    "Solution (try the exercise first)": "参考答案（请先自己尝试）",
     "# The outputs below were recorded with torch {torch}. Install it, then restart the kernel.":
         "# 下面的输出是用 torch {torch} 录制的。请先安装它，然后重启内核。",
     "# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type).":

@@ -22,7 +22,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import git, languages, notebooks, page_meta, page_weight, rebuilds, translations
+from handbook import git, lab_pages, labs, languages, notebooks, page_meta, page_weight, rebuilds, translations
 from handbook.checks import Remembered
 from handbook.edition import Edition
 from handbook.errors import InputError, failed_command
@@ -45,6 +45,7 @@ log = logging.getLogger("mkdocs.plugins.handbook")
 # indexed themselves) and How this site is built (the build's report); the index is part of every
 # page's transfer (tests/test_browser.py's budget).
 UNSEARCHED = {source_map.PAGE, site_report.PAGE}
+LAB_SEARCH_BOOST = 0.5
 
 
 class HandbookConfig(Config):
@@ -151,6 +152,16 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
                         use_directory_urls=config.use_directory_urls,
                     )
                 )
+        for lab in edition.labs:  # each lab's page (mkdocs-jupyter renders it) and notebook (CONTRIBUTING.md, "Labs")
+            for path in (labs.page_path(lab), labs.notebook_path(lab)):
+                files.append(
+                    File(
+                        path,
+                        src_dir=str(edition.notebooks),
+                        dest_dir=config.site_dir,
+                        use_directory_urls=config.use_directory_urls,
+                    )
+                )
         for path in edition.figure_files():  # each block's figure, a file of the site (CONTRIBUTING.md, "Figures")
             files.append(File(path, src_dir=str(edition.figures), dest_dir=config.site_dir, use_directory_urls=False))
         if self.dirty:
@@ -164,13 +175,17 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_nav(self, nav, *, config, files):
         # The pages as this build shows them: a translation's sections are its own (What changed names them).
         order = {page.file.src_uri: position for position, page in enumerate(nav.pages)}
-        pages = [self.edition.shown_page(page.path) for page in self.edition.site.pages] if self.edition else []
+        chapters = [page for page in self.edition.site.pages if page.path.endswith(".md")] if self.edition else []
+        pages = [self.edition.shown_page(page.path) for page in chapters]
         self.pages_in_reading_order = sorted(pages, key=lambda p: order.get(p.path, len(order)))
         return nav
 
     def on_page_markdown(self, markdown, *, page, config, files):
         src = page.file.src_uri
         edition = self.edition
+        if labs.lab_of_page(src):  # mkdocs-jupyter renders it from its notebook; the Markdown is not read
+            self.renderer = None
+            return markdown
         changes = files.get_file_from_path(what_changed.PAGE)
         colab = (
             notebooks.colab_url(
@@ -209,6 +224,9 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
+        if lab := labs.lab_of_page(page.file.src_uri):
+            self.rendered.add(page.url)
+            return self._lab_page(html, page, lab, config, files)
         if page.file.src_uri in UNSEARCHED:
             page.meta["search"] = {"exclude": True}
         self.rendered.add(page.url)
@@ -227,6 +245,39 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             )
         return page_weight.without_plain_token_spans(html)
 
+    def _lab_page(self, html: str, page, lab: str, config, files) -> str:
+        """mkdocs-jupyter's page of a lab, fitted to the site (`handbook.lab_pages`), with its table of contents."""
+        edition = self.edition
+        shown = edition.labs[lab]
+        notebook = files.get_file_from_path(labs.notebook_path(lab)).url_relative_to(page.file)
+        colab = notebooks.colab_url(
+            config.repo_url,
+            edition.site.environment.torch,
+            labs.markdown_place(lab),
+            languages.deploy_prefix(edition.config.language),
+        )
+        prose = labs.prose((self.root / shown.file).read_text(encoding="utf-8"), shown)
+        original = next(
+            (alternate for alternate in self.alternates(config, page) if alternate["lang"] == languages.DEFAULT), None
+        )
+        notices = {  # a translation's outdated sections, each with the date its original changed and its address
+            outdated.section: (date, f"{original['link'] if original else ''}#{outdated.section}")
+            for outdated, date in edition.outdated
+            if outdated.page == page.file.src_uri and outdated.current is not None
+        }
+        words = Words(edition.config.language)
+        try:
+            fitted = lab_pages.fit(html, lab_pages.section_ids(prose), words, notebook, colab, notices)
+        except (ValueError, StopIteration) as error:
+            raise PluginError(f"{shown.file}: its page, as mkdocs-jupyter rendered it: {error}") from error
+        page.toc = fitted.toc
+        # Found by search, below the chapters: a query for a concept leads to the chapter that explains it
+        # first, and to the lab that practises it after (Material's per-page boost).
+        page.meta["search"] = {"boost": LAB_SEARCH_BOOST}
+        if text := page_meta.description(fitted.content):
+            page.meta["description"] = text
+        return page_weight.without_plain_token_spans(fitted.content)
+
     def _format_python(self, **options) -> str:
         if self.renderer is None:
             raise PluginError("a Python block was rendered outside a page the handbook scanned")
@@ -240,6 +291,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
 
     def on_page_context(self, context, *, page, config, nav):
         context["handbook_alternates"] = self.alternates(config, page)
+        if lab := labs.lab_of_page(page.file.src_uri):  # its page is made from its file under labs/
+            file = self.edition.labs[lab].file
+            page.edit_url = f"{config.repo_url.rstrip('/')}/edit/main/{file}" if config.repo_url else None
+            if date := git.last_changed(self.root, file):
+                page.meta["last_changed"] = date
+                context["handbook_last_changed"] = Words(self.edition.config.language)(
+                    "Page last changed on {date}.", date=date
+                )
+            return context
         if not page.file.generated_by:
             page.meta["last_changed"] = date = last_changed(self.root, self.edition.docs_dir, page.file.src_uri)
             if date:

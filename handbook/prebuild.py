@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from handbook import checks, notebooks, switches
+from handbook import checks, labs, languages, notebooks, switches
 from handbook.checks import Remembered
 from handbook.edition import Edition
 from handbook.environment import cache_root
@@ -22,6 +22,7 @@ from handbook.execution.blocks import Page, scan_docs
 from handbook.execution.cache import check_cache_root
 from handbook.execution.failures import failure_report, killed_processes, platform_note
 from handbook.execution.figures import figure_path
+from handbook.execution.labs import scan_labs
 from handbook.execution.results import SiteRun
 from handbook.run_record import Record
 from handbook.site_config import SiteConfig
@@ -55,23 +56,34 @@ def prepare(
     pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
     shown = scan_docs(root, config.docs_dir)
     pages = shown
+    shown_labs = scan_labs(root, labs.labs_dir(config.language))
+    lab_pages = [lab.page() for lab in shown_labs]
     if config.translates:  # it runs its original's blocks (the same, byte for byte: checked), named as its own
         pages = [page.shown_in(config.docs_dir) for page in scan_docs(root, config.blocks_dir)]
+        original_labs = scan_labs(root, labs.labs_dir(languages.DEFAULT))
+        lab_pages = [lab.page().shown_in(labs.labs_dir(config.language)) for lab in original_labs]
     linker = SourceLinker(SourceTree(root), config.language, config.docs_dir)
-    empty = SiteRun(pipeline.page_environment(root), pages)
-    edition = Edition(root, config, empty, linker, chapters(config, shown), serving=serving)
+    empty = SiteRun(pipeline.page_environment(root), pages + lab_pages)
+    shown_by_path = {lab.path: lab for lab in shown_labs}
+    edition = Edition(root, config, empty, linker, chapters(config, shown), serving=serving, labs=shown_by_path)
     problems, log = [], []
     if config.translates:
         translated = checks.check_translation(root, config, {page.path: page for page in shown}, pages)
-        edition = dataclasses.replace(edition, shown={page.path: page for page in shown}, outdated=translated.outdated)
-        problems += translated.problems
-        log += translated.log
+        lab_check = checks.check_lab_translation(root, config, original_labs, shown_labs)
+        edition = dataclasses.replace(
+            edition,
+            shown={page.path: page for page in shown},
+            outdated=translated.outdated + lab_check.outdated,
+        )
+        problems += translated.problems + lab_check.problems
+        log += translated.log + lab_check.log
     links = checks.check_source_links(edition)
-    edition = dataclasses.replace(edition, titles=links.titles, citations=links.citations)
-    problems += links.problems
+    lab_links = checks.check_lab_links(edition)
+    edition = dataclasses.replace(edition, titles={**links.titles, **lab_links.titles}, citations=links.citations)
+    problems += links.problems + lab_links.problems
     record = Record(root)
     record.key  # noqa: B018  (taken before any page runs: the state of the tree the runs belong to)
-    site, from_record, ran = _run(record, config, pages, serving, reuse)
+    site, from_record, ran = _run(record, config, pages + lab_pages, serving, reuse)
     log += ran
     log += [platform_note(site)] if not site.platform_recorded else []
     log += killed_processes(site)
@@ -85,6 +97,7 @@ def prepare(
         log.append(f"recorded the run in {record.shown}: until the tree changes, a build runs no page")
     edition = dataclasses.replace(edition, problems=tuple(problems), log=tuple(log))
     _write_notebooks(edition, remembered)
+    _write_lab_notebooks(edition)
     _write_figures(edition)
     return edition
 
@@ -151,3 +164,21 @@ def _write_notebooks(edition: Edition, remembered: Remembered) -> None:
         )
         notebooks.write(notebook, path)
         remembered.notebooks[path] = inputs
+
+
+def _write_lab_notebooks(edition: Edition) -> None:
+    """Each lab's two notebooks (`handbook.labs`): its page's, which mkdocs-jupyter renders, and the reader's."""
+    language = edition.config.language
+    for path, lab in edition.labs.items():
+        outputs = {r.block.id: r.output for r in edition.site.results.get(path, [])}
+        torch = edition.site.environment.torch
+        for download, target in ((False, labs.page_path(path)), (True, labs.notebook_path(path))):
+            notebook = labs.lab_notebook(
+                lab,
+                outputs,
+                torch,
+                lambda text, d=download, p=path: edition.lab_prose(text, p, download=d),
+                language,
+                download=download,
+            )
+            notebooks.write(notebook, edition.notebooks / target)

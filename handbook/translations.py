@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -192,14 +193,17 @@ def block_differences(where: str, original: list[Block], translated: list[Block]
     return problems
 
 
-def changed_on(root: Path, original_file: str, section: str, recorded: str | None) -> str:
+def changed_on(
+    root: Path, original_file: str, section: str, recorded: str | None, prose: Callable[[str], str] = str
+) -> str:
     """The date (YYYY-MM-DD) the original section stopped being the revision `recorded`: today for an
-    edit not committed yet, else the date of the oldest commit after the newest one that still had it."""
+    edit not committed yet, else the date of the oldest commit after the newest one that still had it.
+    `prose` reads the Markdown out of the file's text (a lab's text cells, `handbook.labs.prose`)."""
 
     def text_at(commit: str) -> str:
-        return section_texts(git.file_at(root, commit, original_file)).get(section, (0, ""))[1]
+        return section_texts(prose(git.file_at(root, commit, original_file))).get(section, (0, ""))[1]
 
-    now = section_texts((root / original_file).read_text(encoding="utf-8")).get(section, (0, ""))[1]
+    now = section_texts(prose((root / original_file).read_text(encoding="utf-8"))).get(section, (0, ""))[1]
     if now != text_at("HEAD"):
         return datetime.now(UTC).date().isoformat()
     changed = None

@@ -18,9 +18,9 @@ from handbook.errors import InputError
 
 # Where the pages whose blocks run are, unless a site's configuration says otherwise.
 DOCS_DIR = languages.LANGUAGES[0].docs_dir
-# What a build publishes (each language's pages, the theme's overrides/), runs (snippets/) and
-# writes (recordings/).
-LINK_FREE = (*languages.DOCS_DIRS, "overrides", "snippets", "recordings")
+# What a build publishes (each language's pages, the theme's overrides/), runs (snippets/, and
+# labs/ with its translation labs-zh/, published too) and writes (recordings/).
+LINK_FREE = (*languages.DOCS_DIRS, "overrides", "snippets", "labs", "labs-zh", "recordings")
 
 
 class TreeError(InputError):

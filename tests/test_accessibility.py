@@ -225,21 +225,28 @@ def test_project_notes_meet_contrast(browser, site_url, axe_script, scheme):
     assert not problems, "\n".join(problems)
 
 
+# A lab's page: its own kinds of stop, its folded solutions first.
+REACHED_ON_A_LAB = {
+    "notebook download link": "a.handbook-notebook",
+    "folded solution": "details.handbook-solution > summary",
+    "source link": "a.pytorch-source",
+    "copy button": "button.md-code__button[data-md-type='copy']",
+}
+KEYBOARD_LAB = "labs/tensors/"
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_chapter_by_keyboard_alone(browser, site_url, scheme):
+@pytest.mark.parametrize(("path", "kinds"), [(KEYBOARD_CHAPTER, REACHED), (KEYBOARD_LAB, REACHED_ON_A_LAB)])
+def test_chapter_by_keyboard_alone(browser, site_url, scheme, path, kinds):
     context = browser.new_context(color_scheme=scheme, **KEYBOARD_CONTEXT)
     page = context.new_page()
-    page.goto(f"{site_url}/{KEYBOARD_CHAPTER}", wait_until="networkidle")
-    for kind, selector in REACHED.items():
-        assert page.locator(selector).count(), (
-            f"/{KEYBOARD_CHAPTER} has no {kind} ({selector}) any more: pick another chapter"
-        )
-    reached, unseen = tab_through(page, REACHED)
+    page.goto(f"{site_url}/{path}", wait_until="networkidle")
+    for kind, selector in kinds.items():
+        assert page.locator(selector).count(), f"/{path} has no {kind} ({selector}) any more: pick another page"
+    reached, unseen = tab_through(page, kinds)
     context.close()
-    assert reached == set(REACHED), f"Tab never reached: {', '.join(sorted(set(REACHED) - reached))}"
-    assert not unseen, (
-        f"{len(unseen)} Tab stop(s) on /{KEYBOARD_CHAPTER} without a visible focus indicator:\n" + "\n".join(unseen)
-    )
+    assert reached == set(kinds), f"Tab never reached: {', '.join(sorted(set(kinds) - reached))}"
+    assert not unseen, f"{len(unseen)} Tab stop(s) on /{path} without a visible focus indicator:\n" + "\n".join(unseen)
 
 
 def test_version_selector_by_keyboard(browser, deployed):

@@ -24,11 +24,14 @@ from site_browser import (
     site_pages,
 )
 
+from handbook import labs
 from handbook.execution.blocks import scan_docs
+from handbook.execution.labs import lab_files, read_lab
 
 # Every chapter: the pages with executed blocks, each of which offers its notebook.
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = [page.path.removesuffix(".md") for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
+LABS = [labs.page_url(lab).rstrip("/") for lab in lab_files(REPO)]  # labs/tensors
 MAX_PAGE_BYTES = 1_500_000
 
 
@@ -80,6 +83,39 @@ def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
     assert origin.is_visible() and origin.inner_text().startswith("snippets/")
 
 
+@pytest.mark.parametrize("lab", lab_files(REPO))
+def test_a_lab_page_folds_its_solutions_and_offers_its_notebook(page, site_url, lab):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    outside = requests_outside(page, site_url)
+    page.goto(f"{site_url}/{labs.page_url(lab)}", wait_until="networkidle")
+    screenshot(page, f"lab-{lab.removesuffix('.py')}")
+    assert page.title().startswith(read_lab(REPO, "labs", lab).title) and errors == [] and outside == []
+    solutions = page.locator("details.handbook-solution")
+    assert solutions.count() >= 4 and page.locator("details.handbook-solution[open]").count() == 0
+    assert not solutions.first.locator(".highlight").is_visible()
+    solutions.first.locator("summary").click()
+    assert solutions.first.locator(".highlight").is_visible()
+    assert page.locator(".highlight.handbook-lab-check").count() == solutions.count()
+    outputs = page.locator(".handbook-lab-check + .handbook-output").all_inner_texts()
+    assert outputs and all(text.strip().endswith("correct") for text in outputs)
+    download = page.locator("a.handbook-notebook")
+    assert download.get_attribute("href").endswith(labs.notebook_path(lab))
+    toc = page.locator(".md-sidebar--secondary .md-nav__link").all_inner_texts()
+    assert any("Exercise 1" in entry for entry in toc)
+
+
+@pytest.mark.parametrize(("query", "lab"), [("element_offset", "tensors.py"), ("reverse_gradient", "autograd.py")])
+def test_search_finds_a_lab(page, site_url, query, lab):
+    """A function the lab's reader completes leads to the lab."""
+    page.goto(site_url + "/", wait_until="networkidle")
+    page.locator("input[data-md-component='search-query']").click()
+    page.keyboard.type(query)
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    links = page.locator(".md-search-result__item a").evaluate_all("links => links.map(a => a.href)")
+    assert any(f"/{labs.page_url(lab)}" in link for link in links), links
+
+
 def test_copy_button_copies_a_block(page, site_url):
     page.goto(site_url + "/tensors/", wait_until="networkidle")
     block = page.locator(".highlight").first
@@ -104,7 +140,7 @@ def test_no_code_block_scrolls_sideways_on_any_chapter(browser, site_url, viewpo
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
     hidden, blocks = [], 0
-    for chapter in CHAPTERS:
+    for chapter in CHAPTERS + LABS:
         page.goto(f"{site_url}/{chapter}/", wait_until="networkidle")
         blocks += page.locator("article .highlight pre > code").count()
         hidden += page.evaluate(OVERFLOWING)

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from handbook.execution.blocks import scan_docs
+from handbook.execution.labs import lab_pages
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings
 
@@ -25,7 +26,7 @@ def test_new_release_writes_a_drift_report_and_records_nothing(tree_copy, suppor
     before, after = Recordings(REPO, nearest).outputs(), Recordings(REPO, newest).outputs()
     # Measured values are compared masked, as the build compares them.
     differing = sorted(name for name in after if name not in before or masked(before[name]) != masked(after[name]))
-    total = sum(len(page.blocks) for page in scan_docs(REPO))
+    total = sum(len(page.blocks) for page in scan_docs(REPO) + lab_pages(REPO))
     assert f"against the recordings of torch {nearest}: {len(differing)} of {total} blocks differ or fail" in report
     for page, file_name in differing:
         block_id = file_name.removesuffix(".txt")

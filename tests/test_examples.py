@@ -14,6 +14,7 @@ import pytest
 
 from handbook.execution.blocks import scan_docs
 from handbook.execution.failures import failure_message
+from handbook.execution.labs import lab_pages
 from handbook.execution.pipeline import execute, page_environment
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import SiteRun
@@ -21,7 +22,7 @@ from handbook.execution.results import SiteRun
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
 REPO = Path(__file__).resolve().parent.parent
-PAGES = scan_docs(REPO)
+PAGES = scan_docs(REPO) + lab_pages(REPO)  # the chapters' blocks and the labs' cells
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 

@@ -109,11 +109,12 @@ ADAPTER = {
     "handbook.page_meta",
     "handbook.page_weight",
     "handbook.mkdocs_config",
+    "handbook.lab_pages",
 }
 # The command line reads a site's configuration with MkDocs' loader, imported inside the commands that
 # need it (so that `python -m handbook` loads no site generator: the last test of this file).
 DRIVERS = {"handbook.__main__"}
-GENERATOR = ("mkdocs", "markdown_exec", "material")
+GENERATOR = ("mkdocs", "markdown_exec", "material", "mkdocs_jupyter")
 # pymdownx defines the pages' syntax, as every generator that runs Python-Markdown reads it (MkDocs,
 # ProperDocs, Zensical): the scan reads fences and includes with it, so that a block's code is exactly
 # what the page shows. That one module; everything else of pymdownx is the adapter's.

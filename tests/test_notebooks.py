@@ -14,9 +14,11 @@ from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 from site_browser import EDITION_SITES, stale
 
+from handbook import labs
 from handbook.environment import installed_torch
 from handbook.execution.blocks import Block, Page, scan_docs
 from handbook.execution.figures import build_font_cache
+from handbook.execution.labs import lab_files
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.recordings import Recordings
@@ -29,6 +31,7 @@ from handbook.notebooks import (
     link_base,
     page_url,
     site_link,
+    value_not_shown,
     with_notebook_links,
     with_site_links,
     write,
@@ -37,6 +40,7 @@ from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [page for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
+LABS = lab_files(REPO)
 
 
 def notebook_for(page):
@@ -77,9 +81,12 @@ def test_each_edition_notebooks_are_clean(release):
     site_url = load_site_config(REPO / "mkdocs.yml").site_url
     problem = stale(site)
     assert problem is None, problem
-    built = sorted(site.glob("notebooks/*.ipynb"))
+    built = sorted(path for path in site.glob("notebooks/*.ipynb") if not path.name.startswith("labs-"))
     assert built, f"no notebooks in {site.relative_to(REPO)}: build this edition first (`make test` does)"
     assert {path.stem for path in built} == {page.path.removesuffix(".md") for page in PAGES}
+    lab_notebooks = sorted(site.glob("notebooks/labs-*.ipynb"))
+    assert [path.relative_to(site).as_posix() for path in lab_notebooks] == [labs.notebook_path(lab) for lab in LABS]
+    built += lab_notebooks  # held to the same rules: pinned install, links at this tag and to this edition
     for path in built:
         notebook = nbformat.read(path, as_version=4)
         assert notebook.metadata["handbook"]["torch"].startswith(release)
@@ -92,7 +99,11 @@ def test_each_edition_notebooks_are_clean(release):
         targets = re.findall(r'(?:href|src)="([^"]*)"', MarkdownIt("commonmark").render(prose))
         assert [t for t in targets if not t.startswith(("https://", "http://", "mailto:"))] == [], path.name
         assert link_base(site_url, release) in prose, path.name
-    chapters = {path.stem for path in built}
+    chapters = {path.stem for path in built} - {path.stem for path in lab_notebooks}
+    for lab in LABS:  # offered at the top of the lab's page
+        html = (site / labs.page_url(lab) / "index.html").read_text()
+        assert f'download="" href="../../{labs.notebook_path(lab)}">' in html
+        assert html.index("handbook-notebook-links") < html.index("<h2")
     for chapter in chapters:  # offered at the top of its chapter page, where the site has it
         html = (site / chapter / "index.html").read_text()
         assert f'href="../notebooks/{chapter}.ipynb" download>Download notebook</a>' in html
@@ -139,6 +150,13 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
         o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"
     ]
     assert not errors
+    # A value Jupyter shows (an `execute_result`) is one the page, which shows what a block printed, does not.
+    shown = [
+        cell.source.splitlines()[-1]
+        for cell in notebook.cells
+        if cell.cell_type == "code" and any(o.output_type == "execute_result" for o in cell.outputs)
+    ]
+    assert not shown, f"cells that show a value the page does not: {shown}"
     differing = [
         f"{cell.source.splitlines()[0]}\n  recorded: {comparable(expected[cell.source])!r}\n  notebook: "
         f"{comparable(cell_output(cell))!r}"
@@ -154,6 +172,34 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
         for problem in broken_claims(cell_output(cell), capability)
     ]
     assert not broken, "\n".join(broken)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("lab", LABS)
+def test_a_lab_notebook_from_the_site_runs_top_to_bottom_and_its_checks_say_correct(lab, tmp_path, monkeypatch):
+    """The reader's notebook, as this torch's edition publishes it, in a kernel on this torch: every
+    cell runs (the starters too: `...` is a value), and every check prints `correct` for its solution."""
+    site = EDITION_SITES[installed_torch().release]
+    problem = stale(site)
+    assert problem is None, problem
+    notebook = nbformat.read(site / labs.notebook_path(lab), as_version=4)
+    notebook.cells = [cell for cell in notebook.cells if INSTALL_TAG not in cell.metadata.get("tags", [])]
+    # The outputs the build recorded (the version check's line is the kernel's own, and not recorded).
+    recorded = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
+    client = NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
+    checks = [cell for cell in code if cell.metadata.get("tags") == ["check"]]
+    assert len(checks) >= 4 and all(cell_output(cell).strip() == "correct" for cell in checks)
+    differing = [
+        c.source.splitlines()[0]
+        for c in code
+        if c.source in recorded and comparable(cell_output(c)) != comparable(recorded[c.source])
+    ]
+    assert differing == [], differing
 
 
 def test_a_quoted_value_is_text_in_the_notebook_too():
@@ -308,3 +354,19 @@ def test_in_chinese_the_links_and_the_comments_the_build_adds_are_chinese():
         notebook.cells[-1].source
         == "# 仅限 GPU：需要 CUDA。在 Colab 中请选择 GPU 运行时（代码执行程序 > 更改运行时类型）。\nprint(1)"
     )
+
+
+@pytest.mark.parametrize(
+    "code, cell",
+    [
+        ("x = 1\nx + 1", "x = 1\nx + 1;"),  # Jupyter would show 2; the page shows nothing
+        ("f(a,\n  b)  # a comment", "f(a,\n  b);  # a comment"),
+        ("'字' + s", "'字' + s;"),  # offsets in bytes, the line in characters
+        ("t.add_(1);", "t.add_(1);"),
+        ("print(1)", "print(1)"),  # prints, and shows no value
+        ("for i in r:\n    i", "for i in r:\n    i"),  # a loop shows nothing
+        ("x = 1", "x = 1"),
+    ],
+)
+def test_a_cell_shows_no_value_the_page_does_not(code, cell):
+    assert value_not_shown(code) == cell

@@ -17,6 +17,7 @@ from site_links import Site
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
 from handbook.execution.blocks import scan_docs
+from handbook.execution.labs import lab_pages
 from handbook.mkdocs_config import load_site_config
 from handbook.releases import recorded_releases
 from handbook.versions import NOT_FOUND_PAGE, deploy_command, tool_environment
@@ -112,7 +113,7 @@ def test_make_versions_deploys_every_supported_release(tree_copy, supported):
     that fails fails the deploy. (Each edition's strict build, which `make test` runs first,
     executed every block.)"""
     result = tree_copy.make("versions")
-    blocks = sum(len(page.blocks) for page in scan_docs(tree_copy.root))
+    blocks = sum(len(page.blocks) for page in scan_docs(tree_copy.root) + lab_pages(tree_copy.root))
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     versions = json.loads(tree_copy.git("show", "gh-pages:versions.json"))
     newest = minor_version(supported[-1])

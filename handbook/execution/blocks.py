@@ -48,6 +48,17 @@ UNSUPPORTED_OPTIONS = {
 }
 
 
+def recorded_folder(page: str) -> str:
+    """Where a page's recordings are, under its release's: `tensors.md` -> `tensors`; a lab
+    (`handbook.execution.labs`), `tensors.py` -> `labs/tensors`."""
+    return f"labs/{page.removesuffix('.py')}" if page.endswith(".py") else page.removesuffix(".md")
+
+
+def page_of_folder(folder: str) -> str:
+    """The page whose recordings are in `folder` (`recorded_folder`, reversed)."""
+    return f"{folder.removeprefix('labs/')}.py" if folder.startswith("labs/") else f"{folder}.md"
+
+
 class BlockError(InputError):
     """A page whose blocks cannot be read: names the page and line."""
 

@@ -20,6 +20,7 @@ from handbook.execution import confinement, page_settings, runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
 from handbook.execution.figures import FigureError, build_font_cache, sanitise
+from handbook.execution.labs import CORRECT, lab_pages, verdict
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.page_history import FILE_NAME as HISTORY_FILE
@@ -316,6 +317,11 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
         recorded = recordings.read(block)
     if not run.status.ran:
         return result
+    # A lab's check must say `correct` to its solution and reject each mistake, whatever is recorded.
+    if wrong := verdict(block, run.output):
+        result.status = Status.CHECK_REJECTS if block.options.get("expects") == CORRECT else Status.CHECK_ACCEPTS
+        result.error = wrong
+        return result
     # Claims first: a value that misses its claim, or cannot be read as one, is never recorded,
     # whether or not a recording exists and whatever else changed.
     if broken := broken_claims(run.output, machine.capability if (machine := result.ran_on) else ""):
@@ -397,11 +403,11 @@ def execute(
     given: dict[str, list[BlockRun]] | None = None,
     pages: list[Page] | None = None,
 ) -> SiteRun:
-    """Scan `docs_dir` (unless its `pages` are given, scanned already) and run it: the whole
-    pipeline with the default cache."""
+    """Scan `docs_dir` and the labs (unless its `pages` are given, scanned already) and run them: the
+    whole pipeline with the default cache."""
     if cache_enabled is None:
         cache_enabled = not switches.off(switches.CACHE)
-    pages = scan_docs(root, docs_dir, only) if pages is None else pages
+    pages = scan_docs(root, docs_dir, only) + lab_pages(root, only=only) if pages is None else pages
     if switches.off(switches.EXECUTE):
         return recorded_site(root, pages)
     check_cache_root(cache_root(root))

@@ -40,7 +40,7 @@ from handbook.environment import (
     python_minor,
     release_order,
 )
-from handbook.execution.blocks import Block, Page
+from handbook.execution.blocks import Block, Page, page_of_folder, recorded_folder
 from handbook.execution.measurements import masked
 from handbook.tree_files import TreeError, confined_path, links_in, read_text, write_atomically
 
@@ -224,10 +224,10 @@ class Recordings:
 
     def shared_path(self, block: Block) -> Path:
         suffix = ".cuda.txt" if block.device == "cuda" else ".txt"
-        return self.directory / block.page.removesuffix(".md") / f"{block.id}{suffix}"
+        return self.directory / recorded_folder(block.page) / f"{block.id}{suffix}"
 
     def shared_figure_path(self, block: Block) -> Path:
-        return self.directory / block.page.removesuffix(".md") / f"{block.id}{FIGURE_SUFFIX}"
+        return self.directory / recorded_folder(block.page) / f"{block.id}{FIGURE_SUFFIX}"
 
     def figure_path(self, block: Block) -> Path:
         """The figure recording a build on this Python and platform checks: as `path` finds an output's."""
@@ -284,7 +284,7 @@ class Recordings:
     def outputs(self) -> dict[tuple[str, str], str]:
         """Every shared recorded output by (page, file name), e.g. ("setup.md", "version-version.txt")."""
         return {
-            (path.parent.relative_to(self.directory).as_posix() + ".md", path.name): self._text(path) or ""
+            (page_of_folder(path.parent.relative_to(self.directory).as_posix()), path.name): self._text(path) or ""
             for path in self.all_files()
         }
 
@@ -296,7 +296,7 @@ class Recordings:
         """Every output recorded for one page (CPU and GPU blocks alike), as this Python prints them."""
         files: dict[str, Path] = {}
         for layer in reversed(self._layers()):  # the shared files first, each overlay over them
-            files.update({path.name: path for path in (layer / page.removesuffix(".md")).glob("*.txt")})
+            files.update({path.name: path for path in (layer / recorded_folder(page)).glob("*.txt")})
         return [self._text(files[name]) or "" for name in sorted(files)]
 
     def anchors(self) -> dict[str, str]:

@@ -80,6 +80,19 @@ class Status(StrEnum):
     DRIFT = ("drift", False, True, translatable("the output differs from its recording"))
     CLAIM = ("claim", False, False, translatable("a measured value does not hold the claim printed beside it"))
     UNRECORDED = ("unrecorded", False, True, translatable("the block has no recording"))
+    # A lab's check (handbook.execution.labs): its verdict on the answer it checks is wrong.
+    CHECK_REJECTS = (
+        "check-rejects",
+        False,
+        False,
+        translatable("the lab's check does not print `correct` for its solution"),
+    )
+    CHECK_ACCEPTS = (
+        "check-accepts",
+        False,
+        False,
+        translatable("the lab's check does not reject a deliberately wrong answer"),
+    )
     MISPREDICTED = (
         "mispredicted",
         False,

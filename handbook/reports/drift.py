@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from handbook.environment import installed_torch
+from handbook.execution.labs import SUFFIX, read_lab
 from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import SiteRun
@@ -35,8 +36,11 @@ def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
         shown = [r for r in failures if r.block.page == page.path]
         if not shown:
             continue
-        title = title_of((root / docs_dir / page.path).read_text(encoding="utf-8"), page.path)
-        lines += [f"### {title} (`{docs_dir}/{page.path}`)", ""]
+        if page.path.endswith(SUFFIX):  # a lab: its title is its first text cell's
+            title = read_lab(root, page.docs_dir, page.path).title or page.path
+        else:
+            title = title_of((root / page.file).read_text(encoding="utf-8"), page.path)
+        lines += [f"### {title} (`{page.file}`)", ""]
         for result in shown:
             block = result.block
             draws = f", draws `{block.figure}`" if block.figure else ""  # its diff says whether the figure changed

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.blocks import scan_docs
+from handbook.execution.labs import LABS_DIR, lab_pages
 from handbook.execution.results import SiteRun
 from handbook.execution.runner import block_timeout
 from handbook.execution.status import Status
@@ -80,10 +81,11 @@ SHOWN_GPU = {Status.GPU_RECORDED, Status.GPU_MISSING}
 
 
 def unverified_blocks(reported: object, root: Path, docs_dir: str) -> list[str]:
-    """Every block of the tree (the pages under `docs_dir`) whose report does not say it ran, or came from
-    a verified store, in this build: a block failed, shown from its recording (a render-only build), left
-    out of the report, or one the tree does not have."""
-    blocks = {(b.page, b.id): b for page in scan_docs(root, docs_dir) for b in page.blocks}
+    """Every block of the tree (the pages under `docs_dir`, and the labs) whose report does not say it ran,
+    or came from a verified store, in this build: a block failed, shown from its recording (a render-only
+    build), left out of the report, or one the tree does not have."""
+    pages = scan_docs(root, docs_dir) + lab_pages(root)
+    blocks = {(b.page, b.id): b for page in pages for b in page.blocks}
     found: dict[tuple[str, str], str] = {}
     problems = []
     for entry in reported if isinstance(reported, list) else []:
@@ -93,7 +95,7 @@ def unverified_blocks(reported: object, root: Path, docs_dir: str) -> list[str]:
         found[key] = status
         block = blocks.get(key)
         if block is None:
-            problems.append(f"{key[0]}, block {key[1]}: in the report, not in {docs_dir}/")
+            problems.append(f"{key[0]}, block {key[1]}: in the report, not in {docs_dir}/ or {LABS_DIR}/")
             continue
         allowed = SHOWN | (SHOWN_GPU if block.device == "cuda" else set())
         if status not in allowed:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
-from handbook import switches
+from handbook import labs, switches
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.results import SiteRun
@@ -173,6 +173,11 @@ def _properties(site: SiteRun, words: Words) -> list[str]:
     ]
 
 
+def site_file(page: str) -> str:
+    """The file a page's link names: a chapter's Markdown, or a lab's page (`tensors.py` -> `labs/tensors.ipynb`)."""
+    return labs.page_path(page) if page.endswith(labs.SUFFIX) else page
+
+
 def _pages(site: SiteRun, titles: dict[str, str], words: Words) -> list[str]:
     """Each page with its blocks and the seconds they took, in page order."""
     lines = _table_head(words("Page"), words("Blocks"), words("Seconds (as executed)"))
@@ -181,7 +186,7 @@ def _pages(site: SiteRun, titles: dict[str, str], words: Words) -> list[str]:
         by_page[result.block.page].append(result)
     for page, page_results in by_page.items():
         seconds = sum(r.seconds for r in page_results)
-        lines.append(f"| [{titles.get(page, page)}]({page}) | {len(page_results)} | {seconds:.1f} |")
+        lines.append(f"| [{titles.get(page, page)}]({site_file(page)}) | {len(page_results)} | {seconds:.1f} |")
     return lines
 
 
