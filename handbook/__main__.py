@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from handbook import labs, switches
+from handbook import labs, languages, switches
 from handbook.checks import changed_on_of, outdated_labs, outdated_translations
 from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version, python_minor
 from handbook.errors import InputError, failed_command
@@ -36,7 +36,7 @@ from handbook.site_config import SiteConfig
 from handbook.sources.index import write_index
 from handbook.sources.links import source_anchors
 from handbook.translations import marked
-from handbook.tree_files import read_text, write_atomically
+from handbook.tree_files import DOCS_DIR, read_text, write_atomically
 from handbook.versions import (
     NOT_FOUND_PAGE,
     branch_commit,
@@ -47,8 +47,6 @@ from handbook.versions import (
     restore_branch,
     tool_environment,
 )
-
-LANGUAGE_CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")  # the site's languages, one build each: English first
 
 
 def site_config(args: argparse.Namespace, config: str) -> SiteConfig:
@@ -104,7 +102,7 @@ def deploy(args: argparse.Namespace) -> int:
         return 1
     release = installed_torch().release
     before = branch_commit(args.root, args.branch)
-    for config in args.configs or LANGUAGE_CONFIGS:  # one build per language, each under its own prefix of the branch
+    for config in args.configs or languages.CONFIGS:  # one build per language, each under its own prefix of the branch
         prefix = deploy_prefix(site_config(args, config).language).rstrip("/")
         command = deploy_command(args.root, release, args.branch, config, prefix)
         print(" ".join(command))
@@ -160,7 +158,7 @@ def mark_lab(root: Path, language: str, lab: str) -> str:
     """Record the translated lab `lab` as translating its original as it is now; says what it did."""
     from handbook.execution.labs import read_lab
 
-    original_dir, translated_dir = labs.labs_dir("en"), labs.labs_dir(language)
+    original_dir, translated_dir = labs.labs_dir(languages.DEFAULT), labs.labs_dir(language)
     original_file, translated_file = f"{original_dir}/{lab}", f"{translated_dir}/{lab}"
     original = labs.prose(read_text(root / original_file, original_file), read_lab(root, original_dir, lab))
     text = read_text(root / translated_file, translated_file)
@@ -183,10 +181,10 @@ def parser() -> argparse.ArgumentParser:
     main.add_argument(
         "--root", default=Path("."), type=lambda text: Path(text).resolve(), help="the handbook's directory"
     )
-    main.add_argument("--docs-dir", default="docs")
+    main.add_argument("--docs-dir", default=DOCS_DIR)
     commands = main.add_subparsers(dest="command", required=True)
     executor = commands.add_parser("execute", help="run and check every page; a build then renders what it recorded")
-    executor.add_argument("--config", default="mkdocs.yml", help="the site's configuration, under --root")
+    executor.add_argument("--config", default=languages.CONFIGS[0], help="the site's configuration, under --root")
     executor.set_defaults(run=execute)
     recorder = commands.add_parser(
         "goldens", help="re-record outputs and source anchors; changes nothing if a block fails"
@@ -213,7 +211,9 @@ def parser() -> argparse.ArgumentParser:
     )
     deployer.set_defaults(run=deploy)
     translator = commands.add_parser("translations", help="list outdated translated sections; --mark PAGE")
-    translator.add_argument("--config", default=LANGUAGE_CONFIGS[1], help="the translation's configuration")
+    translator.add_argument(
+        "--config", default=languages.TRANSLATIONS[0].config, help="the translation's configuration"
+    )
     translator.add_argument("--mark", action="append", help="record PAGE (path under its docs_dir) as up to date")
     translator.add_argument("--check", action="store_true", help="exit 1 if any section is outdated")
     translator.set_defaults(run=translations)

@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from handbook import switches
 from handbook.errors import InputError
+from handbook.languages import DEFAULT
 from handbook.messages import Words
 
 # The Pythons an edition holds for. Every recording is made with the first; where another
@@ -144,7 +145,7 @@ class Machine:
     capability: str  # the CPU capability ATen dispatches to: AVX512, AVX2, DEFAULT, SVE256
     threads: int  # intra-op threads
 
-    def describe(self, language: str = "en") -> str:
+    def describe(self, language: str = DEFAULT) -> str:
         """The machine in one line of the site's language: its CPU, architecture, capability and threads."""
         return Words(language)(
             "{cpu} ({arch}, ATen CPU capability {capability}, {threads} intra-op thread(s))",

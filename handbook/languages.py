@@ -1,4 +1,5 @@
-"""The site's languages: one build per language, and the switch that leads from a page to its translation.
+"""The site's languages, the one table: one build per language, each with its configuration and its
+pages; and the switch that leads from a page to its translation.
 
 Each language is an entry of `extra.alternate` (Material's language selector) whose `link` is that
 language's site address without a version (`.../handbook/` for English, `.../handbook/zh/` for
@@ -9,11 +10,29 @@ the same edition in the other language.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from handbook.markdown_structure import prose_lines
 
-DEFAULT = "en"  # the language written first; the others translate it
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # its configuration's `theme.language`, and its catalog's (`messages.CATALOGS`)
+    config: str  # its build's MkDocs configuration, under the repository root
+    docs_dir: str  # its pages (the configuration's `docs_dir`)
+
+
+# English first: the language written first, whose pages run; the others translate it. Each build
+# reads its own configuration; the Makefile spells them again (tests/test_languages.py).
+LANGUAGES = (
+    Language("en", "mkdocs.yml", "docs"),
+    Language("zh", "mkdocs.zh.yml", "docs-zh"),
+)
+DEFAULT = LANGUAGES[0].code
+TRANSLATIONS = LANGUAGES[1:]
+CONFIGS = tuple(language.config for language in LANGUAGES)
+DOCS_DIRS = tuple(language.docs_dir for language in LANGUAGES)
 
 
 # Languages written without spaces between words: a line break inside a paragraph, which Markdown

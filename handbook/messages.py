@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from handbook.languages import DEFAULT
+
 
 def translatable(english: str) -> str:
     """`english` as it is: marks a literal as the build's words, to be translated where it is shown
@@ -27,7 +29,7 @@ def translatable(english: str) -> str:
 class Words:
     """The build's words in one site language (`en`, `zh`): `words(english, **values)`."""
 
-    language: str = "en"
+    language: str = DEFAULT
 
     def __call__(self, english: str, /, **values: object) -> str:
         """`english` in this language, its `{placeholders}` filled from `values`; English if the
@@ -136,10 +138,10 @@ ZH: dict[str, str] = {
     "Annotation": "注释",
 
     # How this site is built (handbook.reports.site_report).
-    "This is a render-only preview (`HANDBOOK_EXECUTE=0`): {recorded} of {blocks} blocks were not executed, and "
+    "This is a render-only preview (`{execute}=0`): {recorded} of {blocks} blocks were not executed, and "
     "each shows the output recorded for this torch release under `recordings/`. A full build runs each page as "
     "follows.":
-        "这是一次仅渲染的预览构建（`HANDBOOK_EXECUTE=0`）：{blocks} 个代码块中有 {recorded} 个未执行，"
+        "这是一次仅渲染的预览构建（`{execute}=0`）：{blocks} 个代码块中有 {recorded} 个未执行，"
         "它们各自显示 `recordings/` 下为这个 torch 版本记录的输出。完整构建按下述方式运行每个页面。",
     "Every CPU block on this site was executed: {ok} in this build, {cached} in an earlier build with identical "
     "code, includes and environment, whose runs were reused.":

@@ -26,6 +26,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from handbook.environment import minor_version, release_of
 from handbook.execution.blocks import Page
 from handbook.execution.page_state import PAGE_STATE
+from handbook.languages import DEFAULT
 from handbook.markdown_structure import fences, prose_lines, title_heading
 from handbook.messages import Words, translatable
 from handbook.tree_files import write_if_changed
@@ -104,7 +105,7 @@ def chapter_notebook(
     torch_version: str,
     prose: Callable[[str], str],
     figures: dict[str, str] | None = None,
-    language: str = "en",
+    language: str = DEFAULT,
 ) -> nbformat.NotebookNode:
     """`markdown` is the page as this edition shows it, line for line (blocks are found by line);
     `outputs` maps block id to its output, `figures` to its figure's SVG; `prose` rewrites text
@@ -229,7 +230,7 @@ def with_site_links(markdown: str, page: str, base: str) -> str:
     return "\n".join(shown) + ("\n" if markdown.endswith("\n") else "")
 
 
-def with_notebook_links(markdown: str, notebook_url: str, colab: str | None, language: str = "en") -> str:
+def with_notebook_links(markdown: str, notebook_url: str, colab: str | None, language: str = DEFAULT) -> str:
     """Under the page's title: the chapter's notebook to download, and to open in Colab, in the
     site's `language`. `notebook_url` is the notebook file's address relative to the page."""
     words = Words(language)

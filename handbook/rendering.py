@@ -31,6 +31,7 @@ from handbook.execution.measurements import measurements
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
+from handbook.languages import DEFAULT
 from handbook.markdown_structure import MARKDOWN_EXEC_FENCE, backtick_marker, fenced
 from handbook.messages import Words
 from handbook.reports import what_changed
@@ -71,7 +72,7 @@ class PageRenderer:
     commit: str | None = None
     uncommitted: frozenset[str] = frozenset()  # repository paths that differ from `commit`
     figure_urls: dict[str, str] = field(default_factory=dict)  # block id -> its figure file, relative to the page
-    language: str = "en"  # the site's: the notes' words are in it
+    language: str = DEFAULT  # the site's: the notes' words are in it
     docs_dir: str = DOCS_DIR  # where the page being rendered is (a translation's own), which messages name
     taken: set[int] = field(default_factory=set)
 
@@ -241,7 +242,7 @@ def figure_html(url: str, alt: str) -> str:
     )
 
 
-def how_shown(result: BlockResult, language: str = "en") -> str:
+def how_shown(result: BlockResult, language: str = DEFAULT) -> str:
     """How a block's output got onto the page, in a few words of the site's language."""
     words, status = Words(language), result.status
     if status == Status.GPU_RECORDED and (gpu := result.gpu):
@@ -311,7 +312,7 @@ def _attribute(text: str) -> str:
     return html.escape(text).replace("&#x27;", "&#39;")
 
 
-def other_python_note(pythons: list[str], output: str, language: str = "en") -> str:
+def other_python_note(pythons: list[str], output: str, language: str = DEFAULT) -> str:
     """An output other supported Pythons print instead (recorded for them), folded under the block's own."""
     words = Words(language)
     text, left_out = cut(output, language)
@@ -327,7 +328,7 @@ def other_python_note(pythons: list[str], output: str, language: str = "en") -> 
     )
 
 
-def measured_note(result: BlockResult, language: str = "en") -> str:
+def measured_note(result: BlockResult, language: str = DEFAULT) -> str:
     """Under a block that measures: where its values were measured, and what the build checks."""
     words, count = Words(language), len(measurements(result.output))
     if not count:
@@ -387,7 +388,7 @@ def _prediction_note(target: BlockResult, words: Words) -> str:
     )
 
 
-def cut(output: str, language: str = "en") -> tuple[str, str]:
+def cut(output: str, language: str = DEFAULT) -> tuple[str, str]:
     """Very long output is shortened on the page, by lines and then by characters (one
     line can be megabytes); the recording keeps all of it. Returns the text shown and
     what was left out ("" when nothing was), in the site's language."""

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handbook import languages
+from handbook.errors import InputError
+from handbook.execution.blocks import snippets_disagreements
 from handbook.tree_files import DOCS_DIR, confined
 
 
@@ -42,7 +44,7 @@ class SiteConfig:
     def from_mkdocs(cls, config, root: Path) -> SiteConfig:
         """From MkDocs' validated configuration of the site whose repository is `root`. Its directories
         must be the repository's own: a page from elsewhere would run and be published."""
-        name = Path(config.config_file_path or "mkdocs.yml").name
+        name = Path(config.config_file_path or languages.CONFIGS[0]).name
         plugin = config.plugins.get("handbook") if config.plugins else None
         options = plugin.config if plugin is not None else None
         translates = options.translates if options is not None else None
@@ -53,6 +55,7 @@ class SiteConfig:
         ):
             if directory is not None:
                 confined(root, _relative(directory, root), f"{name}: {what}")
+        _check_snippets(config, root, name)
         repo_url = config.repo_url
         return cls(
             docs_dir=_relative(config.docs_dir, root),
@@ -62,6 +65,17 @@ class SiteConfig:
             repo_url=repo_url if isinstance(repo_url, str) and repo_url.startswith("https://") else None,
             language=(config.theme["language"] if "language" in config.theme else None) or languages.DEFAULT,
             translates=_relative(translates, root) if translates is not None else None,
+        )
+
+
+def _check_snippets(config, root: Path, name: str) -> None:
+    """The site's pages include files as the scan reads them (`blocks.SNIPPETS`), where they use pymdownx.snippets."""
+    if "pymdownx.snippets" not in (config.markdown_extensions or []):
+        return
+    if problems := snippets_disagreements(config.mdx_configs.get("pymdownx.snippets") or {}, root):
+        raise InputError(
+            f"{name}: pymdownx.snippets: {'; '.join(problems)}: a page would show other code than its block runs "
+            "(handbook/execution/blocks.py, SNIPPETS)"
         )
 
 

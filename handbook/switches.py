@@ -15,13 +15,12 @@ EXECUTE = "HANDBOOK_EXECUTE"  # 0: render-only, recordings shown, no block runs
 CACHE_DIR = "HANDBOOK_CACHE_DIR"  # where the caches live
 READ_ONLY_TREE = "HANDBOOK_READ_ONLY_TREE"  # 0: pages see the tree writable (the tree guard alone)
 COMPILE_LOCK = "HANDBOOK_COMPILE_LOCK"  # the file C++ compiles take turns on ("": none)
-# The caches the pipeline sets for every page: torch's compile caches and matplotlib's font cache,
-# kept writable for pages that see the rest of the caches read-only, and out of the execution cache's key.
-PAGE_CACHES = ("TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "MPLCONFIGDIR")
-# Read by mkdocs.yml (`!ENV`): the version selector's provider (mike's deployments set it) and
-# the site's address (`make serve` serves at the root of localhost).
+# Read by mkdocs.yml and mkdocs.zh.yml (`!ENV`), set by the Makefile: the version selector's
+# provider (mike's deployments set it) and each language's address (`make serve` and `make
+# serve-zh` serve at the root of localhost; the language selector links to both).
 VERSION_PROVIDER = "HANDBOOK_VERSION_PROVIDER"
 SITE_URL = "HANDBOOK_SITE_URL"
+SITE_URL_ZH = "HANDBOOK_SITE_URL_ZH"
 # Set by the build itself, or by its tests:
 PAGE_READ_ONLY = "HANDBOOK_PAGE_READ_ONLY"  # the caches pages see read-only (the pipeline sets it)
 GOLDENS_KILL_AT = "HANDBOOK_GOLDENS_KILL_AT"  # tests: where a re-recording kills itself
@@ -38,8 +37,8 @@ DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_T
 
 # Every switch above, each a setting a page may inherit (none holds a secret).
 ALL = (
-    BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK, *PAGE_CACHES,
-    VERSION_PROVIDER, SITE_URL, PAGE_READ_ONLY, GOLDENS_KILL_AT, PAGE_VARIABLES, PAGE_WRITABLE,
+    BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK,
+    VERSION_PROVIDER, SITE_URL, SITE_URL_ZH, PAGE_READ_ONLY, GOLDENS_KILL_AT, PAGE_VARIABLES, PAGE_WRITABLE,
 )  # fmt: skip
 
 

@@ -13,13 +13,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from handbook import languages
 from handbook.errors import InputError
 
 # Where the pages whose blocks run are, unless a site's configuration says otherwise.
-DOCS_DIR = "docs"
-# What a build publishes (docs/, its translation docs-zh/, the theme's overrides/), runs (snippets/, and
+DOCS_DIR = languages.LANGUAGES[0].docs_dir
+# What a build publishes (each language's pages, the theme's overrides/), runs (snippets/, and
 # labs/ with its translation labs-zh/, published too) and writes (recordings/).
-LINK_FREE = (DOCS_DIR, "docs-zh", "overrides", "snippets", "labs", "labs-zh", "recordings")
+LINK_FREE = (*languages.DOCS_DIRS, "overrides", "snippets", "labs", "labs-zh", "recordings")
 
 
 class TreeError(InputError):

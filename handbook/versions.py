@@ -13,6 +13,7 @@ from pathlib import Path
 
 from handbook import git, switches
 from handbook.environment import minor_version
+from handbook.languages import CONFIGS
 from handbook.releases import is_final, recorded_releases
 
 NOT_FOUND_PAGE = "404.html"
@@ -26,7 +27,7 @@ def carries_latest(root: Path, release: str) -> bool:
 
 
 def deploy_command(
-    root: Path, release: str, branch: str = "gh-pages", config: str = "mkdocs.yml", prefix: str = ""
+    root: Path, release: str, branch: str = "gh-pages", config: str = CONFIGS[0], prefix: str = ""
 ) -> list[str]:
     """mike's command deploying `config`'s build of `release`; a language other than the default goes
     under `prefix` of the branch (`zh/2.13/`), with a versions.json of its own for its selector."""

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -309,3 +310,44 @@ def test_other_languages_are_shown_as_code(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs/p.md").write_text("# P\n\n```text\n>>> print(1)\n```\n\n```cpp\nint x;\n```\n")
     assert scan_page(tmp_path, "docs", "p.md").blocks == ()
+
+
+def _as_snippets_shows(markdown: str, root: Path) -> str:
+    """What pymdownx.snippets itself makes of `markdown`, with the scan's options, from `root`."""
+    import markdown as markdown_module
+    from pymdownx.snippets import SnippetExtension, SnippetPreprocessor
+
+    from handbook.execution.blocks import SNIPPETS
+
+    config = {key: value[0] for key, value in SnippetExtension().config.items()}
+    config.update(SNIPPETS, base_path=[str(root)])
+    return "\n".join(SnippetPreprocessor(config, markdown_module.Markdown()).run(markdown.splitlines())) + "\n"
+
+
+def test_block_form_includes_expand_as_on_the_page(project):
+    """Between two bare `--8<--` lines, each line names a file: each is shown, the markers are not."""
+    from handbook.execution.blocks import expand_includes
+
+    project.write("snippets/t/x.cpp", "// --8<-- [start:body]\n    int x = 1;\n// --8<-- [end:body]\n")
+    project.write("snippets/t/y.cpp", "// --8<-- [start:tail]\nint y = 2;\n// --8<-- [end:tail]\n")
+    markdown = (
+        "# P\n\n```cpp\n--8<--\nsnippets/t/x.cpp:body\n\n;snippets/t/skipped.cpp\nsnippets/t/y.cpp:tail\n--8<--\n```\n"
+    )
+    expanded = expand_includes(markdown, project.root, "docs/p.md")
+    assert expanded == "# P\n\n```cpp\nint x = 1;\n\nint y = 2;\n```\n"
+    assert expanded == _as_snippets_shows(markdown, project.root)
+
+
+def test_a_block_form_include_never_closed_is_refused_naming_page_and_line(project):
+    from handbook.execution.blocks import BlockError, expand_includes
+
+    project.write("snippets/t/y.cpp", "int y = 2;\n")
+    with pytest.raises(BlockError, match=r"^docs/p.md:3: a block-form include \('--8<--'\) is never closed"):
+        expand_includes("# P\n\n--8<--\nsnippets/t/y.cpp\n", project.root, "docs/p.md")
+
+
+def test_an_executed_block_of_a_block_form_include_is_refused_naming_page_and_line(project):
+    project.write("snippets/p/a.py", "print(1)\n")
+    project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<--\nsnippets/p/a.py\n--8<--\n```\n')
+    with pytest.raises(BlockError, match=r"^docs/p.md:3 \(block 1\): .*block-form include.*--8<-- \"snippets/p/a.py\""):
+        scan_page(project.root, "docs", "p.md")

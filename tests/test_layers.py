@@ -12,6 +12,7 @@ BASE = {
     "handbook.environment",
     "handbook.errors",
     "handbook.git",
+    "handbook.languages",
     "handbook.log_text",
     "handbook.markdown_structure",
     "handbook.messages",
@@ -67,6 +68,37 @@ def test_every_module_is_in_a_layer_the_docstring_names():
     named = {f"handbook.{name}" for name in re.findall(r"`(\w+)`", below)}
     assert named == BASE - {"handbook"}
     assert named <= names  # each one a module that exists
+
+
+def _docstring(path: Path) -> str:
+    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+
+
+def test_the_package_map_names_every_module_of_the_site_layer_and_the_adapter():
+    """The package's docstring is its map: each top-level module of the site layer is named in it,
+    the adapter's bullet names the adapter, and what it names exists."""
+    docstring = _docstring(REPO / "handbook" / "__init__.py")
+    top = {module_name(path) for path in (REPO / "handbook").glob("*.py")} | {
+        module_name(path.parent) for path in (REPO / "handbook").glob("*/__init__.py")
+    }
+    named = {f"handbook.{name}" for name in re.findall(r"`(?:handbook\.)?(\w+)`", docstring)}
+    assert {name for name in top if layer(name) == "site"} - named == set()
+    adapter = docstring[docstring.index("- The MkDocs adapter:") :].split("\n- ")[0].split("\n\n")[0]
+    assert {f"handbook.{name}" for name in re.findall(r"`([a-z_]+)`", adapter) if name not in GENERATOR} == ADAPTER
+
+
+def test_a_module_a_package_docstring_places_in_a_package_is_there():
+    """`execution.failures`: where the failure messages live, said the same way wherever it is said."""
+    placed = []
+    for init in sorted((REPO / "handbook").rglob("__init__.py")):
+        for dotted in re.findall(r"`(?:handbook\.)?((?:execution|sources|prose|reports)\.\w+)`", _docstring(init)):
+            if not (REPO / "handbook" / dotted.replace(".", "/")).with_suffix(".py").is_file():
+                placed.append(f"{init.relative_to(REPO)}: {dotted}")
+    assert placed == []
+    docstring = _docstring(REPO / "handbook" / "__init__.py")
+    assert "`execution.failures`" in docstring and "`execution.failures`" in _docstring(
+        REPO / "handbook" / "reports" / "__init__.py"
+    )
 
 
 # The MkDocs adapter: the only modules that may know the site generator (ARCHITECTURE.md, "Layers").

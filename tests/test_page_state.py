@@ -68,4 +68,4 @@ def test_only_the_warning_about_a_patch_release_of_python_is_silenced(state):
 
 
 def test_a_change_to_it_runs_every_page_again():
-    assert "handbook.execution.page_state" in cache.ENGINE_MODULES
+    assert "handbook.execution.page_state" in cache.engine_modules()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import re
@@ -109,11 +110,15 @@ def test_output_before_a_crash_is_kept():
 
 
 def test_pages_run_in_parallel_and_results_keep_their_page():
-    jobs = [
-        PageJob(name, [BlockJob(f"import time; time.sleep(1); print('{name}')", "docs/p.md", 1, 30)]) for name in "abcd"
-    ]
+    """Each page says when it started and ended (the system's monotonic clock, one for every
+    process): with two workers, a page starts before another has ended."""
+    code = "import time; start = time.monotonic(); time.sleep(1); print('{name}', start, time.monotonic())"
+    jobs = [PageJob(name, [BlockJob(code.format(name=name), "docs/p.md", 1, 30)]) for name in "abcd"]
     results = run_pages(jobs, REPO, workers=2)
-    assert {page: runs[0].output for page, runs in results.items()} == {n: f"{n}\n" for n in "abcd"}
+    said = {page: runs[0].output.split() for page, runs in results.items()}
+    assert {page: words[0] for page, words in said.items()} == {n: n for n in "abcd"}
+    spans = sorted((float(words[1]), float(words[2])) for words in said.values())
+    assert any(later[0] < earlier[1] for earlier, later in itertools.pairwise(spans))
 
 
 def test_pages_start_together_only_within_the_heaviest_pages_peak():

@@ -8,6 +8,7 @@ from pathlib import Path
 import markdown_exec
 import pytest
 
+from handbook import languages
 from handbook.errors import InputError
 from handbook.mkdocs_config import load_site_config
 from handbook.plugin import HandbookPlugin
@@ -77,3 +78,47 @@ def test_the_plugin_reads_the_served_address_and_gives_markdown_exec_its_formatt
     assert markdown_exec.formatters["python"] == plugin._format_python
     plugin.on_shutdown()
     assert markdown_exec.formatters == before
+
+
+SNIPPETS = "markdown_extensions:\n  - pymdownx.snippets{options}\n"
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        (":\n      check_paths: true\n      dedent_subsections: false", "dedent_subsections is False"),
+        ("", "check_paths is False"),  # snippets' defaults: a missing file shown as nothing
+        (":\n      check_paths: true\n      dedent_subsections: true\n      auto_append: [a.md]", "auto_append"),
+        (":\n      base_path: [snippets]\n      check_paths: true\n      dedent_subsections: true", "base_path"),
+    ],
+)
+def test_snippets_options_other_than_the_scans_are_refused(tmp_path, options, said):
+    """The scan reads a block's includes as pymdownx.snippets does with the scan's options
+    (blocks.SNIPPETS): configured otherwise, a page would show other code than its block runs."""
+    config = site(tmp_path)
+    config.write_text(config.read_text() + SNIPPETS.format(options=options))
+    with pytest.raises(InputError, match=rf"mkdocs.yml: pymdownx.snippets: .*{re.escape(said)}"):
+        load_site_config(config)
+
+
+def test_the_sites_own_configurations_and_the_tests_read_includes_as_the_scan_does(tmp_path):
+    from conftest import PROJECT_CONFIG
+
+    for name in languages.CONFIGS:
+        load_site_config(Path(__file__).resolve().parent.parent / name)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(PROJECT_CONFIG)
+    load_site_config(tmp_path / "mkdocs.yml")
+
+
+def test_the_plugins_absolute_base_path_is_the_scans(tmp_path):
+    """The plugin makes base_path the repository's root, for MkDocs run from elsewhere."""
+    from mkdocs.config import load_config
+
+    config = site(tmp_path)
+    options = ":\n      base_path: [.]\n      check_paths: true\n      dedent_subsections: true"
+    config.write_text(config.read_text() + SNIPPETS.format(options=options))
+    plugin = HandbookPlugin()
+    plugin.on_config(load_config(str(config)))
+    plugin.on_shutdown()
+    assert plugin.site_config.docs_dir == "docs"

@@ -73,8 +73,10 @@ def test_a_condition_shown_in_a_code_fence_is_an_example_and_stays_as_written():
     assert len(kept) == len(SHOWN_IN_A_FENCE.splitlines()) and "<!-- end if -->" in kept
 
 
-def test_a_half_condition_in_a_code_fence_is_no_error():
-    render("```text\n<!-- end if -->\n<!-- else -->\n```\n", "2.14.1")
+def test_a_half_condition_in_a_code_fence_is_no_error_and_stays_as_written():
+    shown = "```text\n<!-- end if -->\n<!-- else -->\n```\n"
+    for release in ("2.13.0", "2.14.1"):
+        assert render(shown, release) == shown == render_keeping_lines(shown, release)
 
 
 def test_a_fence_never_closed_is_named_like_a_bad_condition():

@@ -144,13 +144,40 @@ def fence_header(header: str) -> tuple[str, dict[str, str]] | None:
     return match["lang"] or "", options
 
 
+# The pymdownx.snippets options the scan reads includes with: a missing file is an error, a region is
+# dedented; every other option is snippets' default. A site's configuration must give the same
+# (`snippets_disagreements`, which `SiteConfig.from_mkdocs` applies), or a page would show other code
+# than its block runs.
+SNIPPETS = {"check_paths": True, "dedent_subsections": True}
+# But where includes are found: the scan reads them from the repository root (`base_path: ["."]`,
+# which the plugin makes absolute), and refuses what escapes it as `restrict_base_path` does.
+SNIPPETS_PLACES = {"base_path", "restrict_base_path"}
+
+
+def _snippets_defaults() -> dict[str, object]:
+    return {key: value[0] for key, value in SnippetExtension().config.items()}
+
+
 @functools.cache
 def _snippets() -> SnippetPreprocessor:
-    """pymdownx.snippets itself, configured as mkdocs.yml configures it (`dedent_subsections: true`),
-    so that a block's code is exactly what the page shows."""
-    config = {key: value[0] for key, value in SnippetExtension().config.items()}
-    config.update(check_paths=True, dedent_subsections=True)
-    return SnippetPreprocessor(config, markdown.Markdown())
+    """pymdownx.snippets itself, with the scan's options, so that a block's code is exactly what the page shows."""
+    return SnippetPreprocessor({**_snippets_defaults(), **SNIPPETS}, markdown.Markdown())
+
+
+def snippets_disagreements(options: dict[str, object], root: Path) -> list[str]:
+    """How a site's pymdownx.snippets `options` (its configuration's) differ from the scan's: one
+    phrase per option."""
+    given, expected = {**_snippets_defaults(), **options}, {**_snippets_defaults(), **SNIPPETS}
+    found = [
+        f"{key} is {given[key]!r}, the scan's {value!r}"
+        for key, value in expected.items()
+        if key not in SNIPPETS_PLACES and given[key] != value
+    ]
+    bases = options.get("base_path", ["."])
+    bases = [bases] if isinstance(bases, str) else list(bases)
+    if [(root / base).resolve() for base in bases] != [root.resolve()]:
+        found.append(f"base_path is {bases!r}, the scan's ['.'] (the repository root)")
+    return found
 
 
 def read_region(root: Path, target: str, where: str) -> tuple[str, str, int]:
@@ -255,18 +282,41 @@ def check_includes(root: Path, lines: list[str], where: str, seen: frozenset[str
 
 
 def expand_includes(markdown: str, root: Path, where: str) -> str:
-    """The Markdown with every snippet include line replaced by what it includes (as
-    pymdownx.snippets does on the page), for readers of the source such as notebooks.
+    """The Markdown with every snippet include replaced by what it includes (as pymdownx.snippets
+    does on the page), for readers of the source such as notebooks: a `--8<-- "file"` line, and
+    each line between two bare `--8<--` lines (a blank one kept, a `;`-commented one left out).
     Source excerpts (`pytorch:` targets) are not snippets and are left alone."""
-    lines = []
+    lines: list[str] = []
+    opened = 0  # the line of the bare `--8<--` that opened a block-form include, if one is open
     for number, line in enumerate(markdown.splitlines(), 1):
-        include = INCLUDE.match(line)
-        if include and not include["target"].startswith(SOURCE_EXCERPT):
-            indent = line[: len(line) - len(line.lstrip())]
-            code = read_region(root, include["target"], f"{where}:{number}")[0]
-            lines += [indent + text if text else text for text in code.splitlines()]
+        marker = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if marker and marker["block_marker"] and not marker["escape"]:
+            opened = 0 if opened else number
+            continue
+        if opened:
+            target = line.strip()
+            if marker or target.startswith(SOURCE_EXCERPT):
+                raise BlockError(
+                    f"{where}:{number}: {target!r} in a block-form include (opened at line {opened}): between two "
+                    "bare '--8<--' lines, each line names a file; write a source excerpt, or another include, on a "
+                    "line of its own"
+                )
+            if not target or target.startswith(";"):  # a blank line shown, a commented file not
+                lines += [] if target else [""]
+                continue
+        elif (include := INCLUDE.match(line)) and not include["target"].startswith(SOURCE_EXCERPT):
+            target = include["target"]
         else:
             lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        code = read_region(root, target, f"{where}:{number}")[0]
+        lines += [indent + text if text else text for text in code.splitlines()]
+    if opened:
+        raise BlockError(
+            f"{where}:{opened}: a block-form include ('--8<--') is never closed: pymdownx.snippets would "
+            "read every line after it as a file name; close it with a second bare '--8<--' line"
+        )
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
 
 
@@ -311,6 +361,13 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             )
         check_options(options, where)
         check_figure(options, where)
+        if include_targets(body) and not any(INCLUDE.match(line) for line in body):
+            named = [t for line in body if (t := line.strip()) and not SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)]
+            raise BlockError(
+                f"{where}: a block-form include (file names between two bare '--8<--' lines) in an executed "
+                "block: a block's code is one include of one line, "
+                + " or ".join(f'--8<-- "{target}"' for target in named if not target.startswith(";"))
+            )
         includes = [INCLUDE.match(line) for line in body]
         if any(includes):
             if len([line for line in body if line.strip()]) != 1:

@@ -9,6 +9,8 @@ holds a value of the wrong kind (`"output": null`), is ignored and recomputed.
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import importlib.util
 import json
@@ -16,35 +18,61 @@ import os
 from pathlib import Path
 
 from handbook import switches
-from handbook.environment import Environment
+from handbook.environment import CACHE_DIR, Environment
 from handbook.errors import InputError
+from handbook.execution import page_settings
 from handbook.execution.blocks import Page
 from handbook.execution.figures import MATPLOTLIBRC
 from handbook.execution.results import BlockRun, CorruptEntry, run_as_json, run_from_json
 from handbook.execution.status import Status
 from handbook.tree_files import write_atomically
 
-# Read, not imported: importing `preload` would load torch into the build process.
-ENGINE_MODULES = (
+# What runs a page, and what it imports from the package (`engine_modules`): editing any of
+# them re-runs every page.
+ENGINE_ROOTS = (
     "handbook.execution.runner",
-    "handbook.execution.page_process",
-    "handbook.execution.protocol",
-    "handbook.execution.shared_memory",
-    "handbook.execution.page_state",
-    "handbook.execution.processes",
-    "handbook.execution.cgroups",
-    "handbook.execution.confinement",
-    "handbook.execution.preload",
     "handbook.execution.zygote",
+    "handbook.execution.page_process",
     "handbook.execution.normalise",
-    "handbook.execution.figures",
 )
+
+
+@functools.cache
+def engine_modules(roots: tuple[str, ...] = ENGINE_ROOTS, package: str = "handbook") -> tuple[str, ...]:
+    """`roots` and every module of `package` they import, at any depth, imports inside functions
+    included: read, not imported (importing `preload` would load torch into the build process).
+    A package's `__init__` is left out: it holds only its docstring."""
+    top = Path(importlib.util.find_spec(package).origin).parent.parent
+    found: set[str] = set()
+    todo = list(roots)
+    while todo:
+        module = todo.pop()
+        if module in found:
+            continue
+        found.add(module)
+        for node in ast.walk(ast.parse(_module_file(top, module).read_bytes())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            todo += [name for name in names if name.split(".")[0] == package and _module_file(top, name).is_file()]
+    return tuple(sorted(found))
+
+
+def _module_file(top: Path, module: str) -> Path:
+    """Where `module`'s source is, if it is a module (not a package, nor a name a module defines)."""
+    return top.joinpath(*module.split(".")).with_suffix(".py")
+
+
 FORMAT = 3  # 2: each run says which machine it ran on; 3: and holds its block's figure
 
 
-def engine_version() -> str:
+def engine_version(modules: tuple[str, ...] | None = None) -> str:
+    """The text of the engine's modules (`engine_modules`), and what every figure is drawn with."""
     digest = hashlib.sha256()
-    for module in ENGINE_MODULES:
+    for module in modules or engine_modules():
         digest.update(Path(importlib.util.find_spec(module).origin).read_bytes())
     digest.update(MATPLOTLIBRC.read_bytes())  # what every figure is drawn with
     return digest.hexdigest()[:16]
@@ -62,21 +90,11 @@ def cache_key(page: Page, environment: Environment) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-# Settings pages inherit that change what they print: torch's own, the hash seed (set and dict
-# orders), the profiler's log level (its timestamped lines). The pipeline sets some of them.
+# Settings pages inherit that change what they print: torch's own, those the pipeline gives every
+# page (`page_settings`), and the thread counts a build may be given. Where things are kept is not.
 OUTPUT_VARIABLE_PREFIXES = ("TORCH_", "TORCHINDUCTOR_", "ATEN_")
-OUTPUT_VARIABLES = {
-    "PYTHONHASHSEED",
-    "KINETO_LOG_LEVEL",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "MPLBACKEND",
-    "SOURCE_DATE_EPOCH",
-}
-
-# Where torch keeps its compile caches, the file compiles take turns on, and what pages see
-# read-only change no output.
-CACHE_DIR_VARIABLES = {*switches.PAGE_CACHES, switches.COMPILE_LOCK, switches.PAGE_READ_ONLY}
+OUTPUT_VARIABLES = page_settings.OUTPUTS | {"OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+CACHE_DIR_VARIABLES = page_settings.PLACES
 
 
 def output_settings() -> list[tuple[str, str]]:
@@ -98,8 +116,8 @@ def check_cache_root(directory: Path) -> None:
     for path in (directory, *directory.parents):
         if path.exists() and not path.is_dir():
             raise CacheError(
-                f"{path}: the cache directory is not a directory (HANDBOOK_CACHE_DIR, default .cache/handbook): "
-                "remove it, or set HANDBOOK_CACHE_DIR to a directory"
+                f"{path}: the cache directory is not a directory ({switches.CACHE_DIR}, default {CACHE_DIR}): "
+                f"remove it, or set {switches.CACHE_DIR} to a directory"
             )
         if path.exists():
             return

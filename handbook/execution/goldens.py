@@ -22,11 +22,12 @@ from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings, staged
 from handbook.execution.status import Status
 from handbook.log_text import escaped
+from handbook.tree_files import DOCS_DIR
 
 
 def record(
     root: Path,
-    docs_dir: str = "docs",
+    docs_dir: str = DOCS_DIR,
     pages: set[str] | None = None,
     gpu_only: bool = False,
     anchors: dict[str, str] | None = None,

@@ -1,6 +1,6 @@
 """The state every page starts in, as code: run by each page process before its first block,
 and shown as the first cell of each chapter notebook, so a reader's kernel starts where the
-page did. Part of the engine's version (`cache.ENGINE_MODULES`): a change here re-runs every page."""
+page did. Part of the engine's version (`cache.engine_modules`): a change here re-runs every page."""
 
 PAGE_STATE = """\
 # Every page of the handbook runs in a fresh process in this state.

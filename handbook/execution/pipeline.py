@@ -16,10 +16,10 @@ from pathlib import Path
 
 from handbook import switches
 from handbook.environment import Environment, Machine, cache_root, gpu_possible, installed_torch, this_platform
-from handbook.execution import confinement, runner
+from handbook.execution import confinement, page_settings, runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
-from handbook.execution.figures import MATPLOTLIBRC, FigureError, build_font_cache, sanitise
+from handbook.execution.figures import FigureError, build_font_cache, sanitise
 from handbook.execution.labs import CORRECT, lab_pages, verdict
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
@@ -31,48 +31,24 @@ from handbook.execution.runner import BlockJob, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard, git_directories
 from handbook.releases import nearest_release
+from handbook.tree_files import DOCS_DIR
 
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
 COMPILERS = Path(__file__).parent / "compilers"
 
 
 def prepare_page_processes(root: Path) -> None:
-    """Settings every page process inherits, in this process's environment; before the fork server starts."""
-    caches = cache_root(root)
-    torch_version = installed_torch().version  # extensions and compile locks are each torch's own
-    # One Inductor cache per ATEN_CPU_CAPABILITY: its FX graph cache, filled by an AVX2 build, hands
-    # a build under `ATEN_CPU_CAPABILITY=default` vectorised kernels that no longer compile there.
-    capability = os.environ.get("ATEN_CPU_CAPABILITY", "").lower() or "native"
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(caches / "inductor" / capability))
-    # One directory per torch: an extension built against one torch must not be loaded by another.
-    os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(caches / "torch_extensions" / torch_version))
-    # One compile worker per page: pages already run in parallel, one per core.
-    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    # Set and dict-of-str orders must not change between builds, nor with a reader's shell (whose
-    # PYTHONHASHSEED=random would otherwise reach every page): always 0, whatever the build inherited.
-    os.environ["PYTHONHASHSEED"] = "0"
-    # Figures (CONTRIBUTING.md, "Figures"): drawn off-screen, with the handbook's matplotlibrc (a fixed hash salt,
-    # text as text, one font), dated by no clock; matplotlib's font cache is built once, not per page
-    # (building it prints a line, and takes seconds).
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    os.environ.setdefault("MATPLOTLIBRC", str(MATPLOTLIBRC))
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    os.environ.setdefault("MPLCONFIGDIR", str(caches / "matplotlib"))
-    # The profiler's own timestamped log lines (profiler_start/stop) would make every profile drift.
-    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    # C++ compiles take turns across a build's pages (why: compilers/one-compile-at-a-time), where
-    # util-linux's flock exists (not on macOS: there compiles run as they come). One lock per torch:
-    # the editions `make test` builds side by side each hold their own pages' memory in check.
-    os.environ.setdefault(switches.COMPILE_LOCK, str(caches / f"compile-{torch_version}.lock"))
-    # Pages see the caches read-only, but for torch's compile caches (see `confinement`):
-    # those, and the lock file, must exist before a page's mounts are made.
-    os.environ.setdefault(switches.PAGE_READ_ONLY, str(caches))
-    for name in switches.PAGE_CACHES:
+    """Settings every page process inherits (`page_settings.SETTINGS`), in this process's environment;
+    before the fork server starts. Their directories, and the compile lock, exist before a page's
+    mounts are made; matplotlib's font cache is built (building it prints a line, and takes seconds)."""
+    page_settings.apply(cache_root(root), installed_torch().version)
+    for name in page_settings.CACHES:
         Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
     build_font_cache(Path(os.environ["MPLCONFIGDIR"]))
     if lock := switches.value(switches.COMPILE_LOCK):  # "": compiles run as they come
         Path(lock).parent.mkdir(parents=True, exist_ok=True)
         Path(lock).touch()
+    # The compilers' wrappers, where util-linux's flock exists (not on macOS: there compiles run as they come).
     path = os.environ.get("PATH", "").split(os.pathsep)
     if str(COMPILERS) not in path and shutil.which("flock"):
         os.environ["PATH"] = os.pathsep.join([str(COMPILERS), *path])
@@ -419,7 +395,7 @@ def check_predictions(results: list[BlockResult]) -> None:
 
 def execute(
     root: Path,
-    docs_dir: str = "docs",
+    docs_dir: str = DOCS_DIR,
     cache_enabled: bool | None = None,
     workers: int | None = None,
     only: set[str] | None = None,

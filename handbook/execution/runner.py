@@ -218,7 +218,7 @@ def limits(workers: int | None = None) -> Limits:
     workers = workers or max(1, min(cores, usable // PAGE_MEMORY_FLOOR))
     source = (
         f"the default: {MEMORY_SHARE:.0%} of the memory available when the build started, shared by "
-        f"{workers} page(s) at once; DOCS_PAGE_MEMORY sets it"
+        f"{workers} page(s) at once; {switches.PAGE_MEMORY} sets it"
     )
     return Limits(workers, usable // workers, source)
 

@@ -23,12 +23,13 @@ import os
 import stat
 from pathlib import Path
 
+from handbook import languages
 from handbook.errors import InputError
 from handbook.log_text import escaped
 
 GUARDED = (
-    *("docs", "docs-zh", "snippets", "labs", "labs-zh", "recordings", "notes"),
-    *("mkdocs.yml", "mkdocs.zh.yml", "handbook", "overrides"),
+    *(*languages.DOCS_DIRS, "snippets", "labs", "labs-zh", "recordings", "notes"),
+    *(*languages.CONFIGS, "handbook", "overrides"),
 )
 UNGUARDED_NAMES = {"__pycache__"}  # Python's own byte code, written as modules are imported
 

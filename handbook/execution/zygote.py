@@ -46,7 +46,7 @@ import psutil
 
 from handbook import switches
 from handbook.environment import Machine, temporary_base
-from handbook.execution import cgroups, processes
+from handbook.execution import cgroups, page_settings, processes
 
 REQUEST = b"page"
 
@@ -203,14 +203,14 @@ def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
 
 
 BUILD_PREFIX = "handbook-build-"
-# What pages inherit of the build's environment: its settings, never its secrets (a token a CI step
-# holds). Names, and prefixes of names; `HANDBOOK_PAGE_VARIABLES` adds names (tests).
+# What pages inherit of the build's environment: its settings (those the pipeline gives every page
+# among them, `page_settings`), never its secrets (a token a CI step holds). Names, and prefixes of
+# names; `HANDBOOK_PAGE_VARIABLES` adds names (tests).
 INHERITED = {
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
-    "PYTHONHASHSEED", "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE",
-    "KINETO_LOG_LEVEL", "SOURCE_DATE_EPOCH", "MPLBACKEND", "MATPLOTLIBRC", "MPLCONFIGDIR",
+    "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE",
     "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "MAX_JOBS", "CUDA_HOME", "CUDA_VISIBLE_DEVICES",
-    "NO_MKDOCS_2_WARNING", *switches.ALL,
+    "NO_MKDOCS_2_WARNING", *switches.ALL, *page_settings.NAMES,
 }  # fmt: skip
 INHERITED_PREFIXES = ("TORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_", "ATEN_", "OMP_", "MKL_", "KMP_", "LC_", "NCCL_")
 

@@ -19,6 +19,7 @@ from handbook.environment import RECORDED_PYTHON
 from handbook.execution.recordings import Recordings
 from handbook.markdown_structure import prose_lines
 from handbook.prose.quotes import QUOTE
+from handbook.tree_files import DOCS_DIR
 
 # 7708, 2.13.0, 4,000,768 (thousands separators are dropped before comparing). A number is bounded by
 # ASCII word characters only: Chinese prose writes one between ideographs, which `\w` would count as word
@@ -50,7 +51,7 @@ def prose_numbers(markdown: str) -> list[tuple[int, str]]:
     return found
 
 
-def contradictions(root: Path, page: str, markdown: str, releases: list[str], docs_dir: str = "docs") -> list[str]:
+def contradictions(root: Path, page: str, markdown: str, releases: list[str], docs_dir: str = DOCS_DIR) -> list[str]:
     """One message per number in `page`'s prose that contradicts an edition's own outputs.
 
     An edition is a release as one Python prints it: the recording Python's, and each

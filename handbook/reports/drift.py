@@ -22,6 +22,7 @@ from handbook.execution.status import Status
 from handbook.markdown_structure import fenced
 from handbook.sources.links import SourceAnchors, moved_anchors, moved_rows, source_anchors
 from handbook.sources.source_map import title_of
+from handbook.tree_files import DOCS_DIR
 
 MAX_LINE = 400  # characters of one diff line shown; the report is read, not parsed
 
@@ -77,7 +78,7 @@ def _anchors_section(found: SourceAnchors, recorded: dict[str, str], baseline: s
     return lines
 
 
-def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
+def drift_report(root: Path, docs_dir: str = DOCS_DIR) -> tuple[str, str]:
     """(the report, a one-line summary)."""
     identity = installed_torch()
     site = execute(root, docs_dir)

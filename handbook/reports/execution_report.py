@@ -13,7 +13,7 @@ from handbook.execution.results import SiteRun
 from handbook.execution.runner import block_timeout
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import tree_digest
-from handbook.tree_files import write_atomically
+from handbook.tree_files import DOCS_DIR, write_atomically
 
 
 def report_data(site: SiteRun, tree: str = "") -> dict:
@@ -50,7 +50,7 @@ def write_report(site: SiteRun, path: Path, tree: str = "") -> None:
     write_atomically(path, json.dumps(report_data(site, tree), indent=2) + "\n")
 
 
-def site_problems(site_dir: Path, root: Path, docs_dir: str = "docs") -> list[str]:
+def site_problems(site_dir: Path, root: Path, docs_dir: str = DOCS_DIR) -> list[str]:
     """Why a built site cannot be published as the handbook's: no execution report (the handbook
     plugin did not run: a site generator that ignores MkDocs plugins built it, its blocks neither
     run by the engine nor checked against their recordings), a report of another tree, or blocks

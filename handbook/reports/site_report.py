@@ -8,11 +8,12 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
-from handbook import labs
+from handbook import labs, switches
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
+from handbook.languages import DEFAULT
 from handbook.messages import Words, translatable
 from handbook.tree_files import read_text
 
@@ -40,7 +41,7 @@ class Provenance:
     def preview(self) -> bool:
         return self.recorded > 0
 
-    def lead(self, language: str = "en") -> str:
+    def lead(self, language: str = DEFAULT) -> str:
         """The banner's words before the torch it names (then its commit, Python, machine and date):
         true for this build, whatever its mode."""
         words = Words(language)
@@ -72,13 +73,13 @@ def _heading(words: Words, level: int, english: str) -> str:
 STABLE_OUTPUTS = "notes/stable-outputs"
 
 
-def stable_outputs(root: Path, language: str = "en") -> str:
+def stable_outputs(root: Path, language: str = DEFAULT) -> str:
     """The chapters' notes on how their outputs stay steady, in `language` ("" where there are none)."""
-    path = root / f"{STABLE_OUTPUTS}{'' if language == 'en' else '.' + language}.md"
+    path = root / f"{STABLE_OUTPUTS}{'' if language == DEFAULT else '.' + language}.md"
     return read_text(path, path.relative_to(root).as_posix()).strip() if path.is_file() else ""
 
 
-def render(site: SiteRun, titles: dict[str, str], language: str = "en", steady: str = "") -> str:
+def render(site: SiteRun, titles: dict[str, str], language: str = DEFAULT, steady: str = "") -> str:
     """The page's Markdown, in the site's `language`; `steady`, the chapters' notes (`stable_outputs`)."""
     words = Words(language)
     lines = [_heading(words, 1, translatable("How this site is built")), "", _how(site, words), ""]
@@ -122,9 +123,10 @@ def _how(site: SiteRun, words: Words) -> str:
     provenance = Provenance.of(site)
     if provenance.preview:
         how = words(
-            "This is a render-only preview (`HANDBOOK_EXECUTE=0`): {recorded} of {blocks} "
+            "This is a render-only preview (`{execute}=0`): {recorded} of {blocks} "
             "blocks were not executed, and each shows the output recorded for this torch release under "
             "`recordings/`. A full build runs each page as follows.",
+            execute=switches.EXECUTE,
             recorded=provenance.recorded,
             blocks=provenance.blocks,
         )

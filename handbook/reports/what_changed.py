@@ -17,6 +17,7 @@ from handbook.environment import minor_version
 from handbook.execution.blocks import Block, Page
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings, unified_diff
+from handbook.languages import DEFAULT
 from handbook.markdown_structure import fenced, shown_title
 from handbook.messages import Words
 from handbook.releases import previous_release
@@ -72,7 +73,7 @@ def _block_entry(block: Block, old: str, new: str, before: str, after: str, word
     ]
 
 
-def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str], language: str = "en") -> str:
+def compare(root: Path, old: str, new: str, pages: list[Page], titles: dict[str, str], language: str = DEFAULT) -> str:
     """The generated comparison of two releases' recordings, as Markdown under a `##` heading, in the
     site's `language`."""
     words = Words(language)
@@ -139,7 +140,7 @@ def _anchors_table(
 
 
 def what_changed_page(
-    markdown: str, root: Path, pages: list[Page], titles: dict[str, str], language: str = "en"
+    markdown: str, root: Path, pages: list[Page], titles: dict[str, str], language: str = DEFAULT
 ) -> str:
     """`markdown` with each comparison marker replaced by its comparison, in the site's `language`."""
     return MARKER.sub(lambda m: compare(root, m["old"], m["new"], pages, titles, language), markdown)

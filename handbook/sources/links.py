@@ -14,6 +14,7 @@ from pathlib import Path
 
 from handbook import versioned_prose
 from handbook.environment import cache_root, minor_version
+from handbook.languages import DEFAULT
 from handbook.markdown_structure import fenced, prose_lines, section_of_each_line, sections
 from handbook.messages import Words
 from handbook.sources.symbols import Span, find
@@ -57,7 +58,7 @@ class PageLinks:
 
 
 class SourceLinker:
-    def __init__(self, tree: SourceTree, language: str = "en", docs_dir: str = DOCS_DIR):
+    def __init__(self, tree: SourceTree, language: str = DEFAULT, docs_dir: str = DOCS_DIR):
         self.tree = tree
         self.docs_dir = docs_dir  # where the pages it rewrites are: its messages name their files
         self.words = Words(language)  # the site's: the links' titles and the excerpts' captions are in it
@@ -256,7 +257,7 @@ class SourceAnchors:
     errors: list[str]
 
 
-def source_anchors(root: Path, docs_dir: str = "docs") -> SourceAnchors:
+def source_anchors(root: Path, docs_dir: str = DOCS_DIR) -> SourceAnchors:
     """Every source link's lines across the pages, as the installed torch's edition shows them."""
     linker = SourceLinker(SourceTree(root))
     found = SourceAnchors({}, [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from handbook import markdown_structure
+from handbook.languages import DEFAULT
 from handbook.messages import Words
 from handbook.sources.links import Citation
 
@@ -16,7 +17,7 @@ def title_of(markdown: str, page: str) -> str:
     return markdown_structure.title_of(markdown) or page
 
 
-def render(citations: list[Citation], titles: dict[str, str], tag: str, language: str = "en") -> str:
+def render(citations: list[Citation], titles: dict[str, str], tag: str, language: str = DEFAULT) -> str:
     """The page's Markdown, in the site's `language`."""
     words = Words(language)
     by_page: dict[str, dict[tuple[str, str], list[Citation]]] = defaultdict(lambda: defaultdict(list))
