@@ -56,7 +56,8 @@ def check_bytes_kept_alive():
     m = torch.zeros(10, 10)  # 400 bytes
     cases = [
         ("[base[:10]]", [base[:10]], 4000, "a slice keeps its base's whole storage"),
-        ("[m, m.t()]", [m, m.t()], 400, "a view shares its base's storage: count it once"),
+        ("[m, m.t()]", [m, m.t()], 400,
+         "a view shares its base's storage: count it once"),
         ("[zeros(1).expand(1000)]", [torch.zeros(1).expand(1000)], 4,
          "an expanded tensor has 1,000 elements on a 4-byte storage (stride 0)"),
         ("[m, base]", [m, base], 4400, "two storages of their own add up"),
@@ -118,9 +119,10 @@ def check_log_value():
     if number != value:
         return f"wrong: the history holds {number}, not the loss {value}"
     if array_alive() is not None:
+        grad_fn = type(getattr(kept, "grad_fn", None)).__name__
         return (
             "wrong: with the loss deleted, its saved input is still alive: your entry "
-            f"has grad_fn {type(getattr(kept, 'grad_fn', None)).__name__}, so it holds the graph, "
+            f"has grad_fn {grad_fn}, so it holds the graph, "
             "and the graph's MulBackward0 holds the input it saved. A copy made by a "
             "differentiable operation is part of the graph too; keep a float, or a "
             "tensor detached from the graph."
@@ -179,7 +181,9 @@ def check_saved_bytes():
     for name, fn, expected, why in cases:
         got = saved_bytes(fn)
         if got != expected:
-            return f"wrong: for {name} you counted {got:,} bytes, not {expected:,}: {why}."
+            return (
+                f"wrong: for {name} you counted {got:,} bytes, not {expected:,}: {why}."
+            )
     return "correct"
 
 

@@ -144,10 +144,11 @@ def check_call_keys():
         with guard():
             got = call_keys(*args)
         if got.has(key) != expected:
+            yours = "has" if got.has(key) else "lacks"
+            call = "reaches" if expected else "skips"
             return (
-                f"wrong: {where}, your set {'has' if got.has(key) else 'lacks'} "
-                f"{key.name}, but a call {'reaches' if expected else 'skips'} it: {why}. "
-                f"You returned {got}."
+                f"wrong: {where}, your set {yours} {key.name}, but a call {call} it: "
+                f"{why}. You returned {got}."
             )
     return "correct"
 
@@ -218,7 +219,9 @@ def check_aten_ops():
     expected = torch.nn.functional.linear(x, w, b)
     result, names = aten_ops(lambda: torch.nn.functional.linear(x, w, b))
     if not isinstance(result, torch.Tensor) or not torch.equal(result, expected):
-        return "wrong: aten_ops must return fn()'s result, and it returned another value"
+        return (
+            "wrong: aten_ops must return fn()'s result, and it returned another value"
+        )
     if "aten.addmm.default" not in names or "aten.linear.default" in names:
         return (
             f"wrong: in grad mode, linear should reach the kernels as t and addmm, and "
