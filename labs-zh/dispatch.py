@@ -1,9 +1,9 @@
 # %% [markdown]
 # # 分发动手练习：分发键、线程局部状态、模式与新算子
-# <!-- translates b8ec0116e5a7 -->
+# <!-- translates ea47c8089710 -->
 #
-# 四道练习，配合[算子分发](../dispatch.md)一章，按读者接触这些概念的顺序排列：
-# 张量带有哪些分发键、线程的状态如何改变一次调用据以分发的键、
+# 五道练习，配合[算子分发](../dispatch.md)一章，按读者接触这些概念的顺序排列：
+# 张量带有哪些分发键、线程的状态如何改变一次调用据以分发的键、哪个内核最先运行、
 # `TorchDispatchMode` 看到的是什么，以及你自己的算子如何为每个后端键得到一个内核。
 # 每道练习有一个待补全的单元格（其中写着 `...`）、
 # 一份参考答案（默认折叠：请先自己尝试），以及一个检查单元格：它输出 `correct`，
@@ -18,7 +18,19 @@
 import torch
 
 DK = torch._C.DispatchKey
+
+
+def table_rows(op):
+    """The rows of op's computed dispatch table: {key name: what is registered}."""
+    rows = {}
+    for line in torch._C._dispatch_dump_table(op).splitlines():
+        key, _, row = line.partition(": ")
+        rows[key] = row
+    return rows
+
+
 print(torch._C._dispatch_keys(torch.ones(3)))
+print("add's AutocastCPU row:", table_rows("aten::add.Tensor")["AutocastCPU"][:11])
 
 # %% [markdown]
 # ## 练习 1：自动微分键不是 `requires_grad` {#the-autograd-key}
@@ -180,7 +192,87 @@ def call_keys(*tensors):
     return (torch._C._dispatch_keys(tensors[0]) | included) - excluded
 
 # %% [markdown]
-# ## 练习 3：自动微分之下的算子 {#the-operators-below-autograd}
+# ## 练习 3：最先运行的内核 {#the-first-kernel-that-runs}
+# <!-- translates 3b0415655148 -->
+#
+# 分发器取调用的键集合中优先级最高的键
+# （[`DispatchKeySet::highestPriorityTypeId`](pytorch:c10/core/DispatchKeySet.h#DispatchKeySet::highestPriorityTypeId)），
+# 运行算子分发表中该键那一行的内核；如果那一行是 `fallthrough`，就跳过这个键，尝试下一个。
+# 初始化单元格中的 `table_rows(op)` 读取计算后的分发表
+# （[`OperatorEntry.cpp`](pytorch:aten/src/ATen/core/dispatch/OperatorEntry.cpp)），
+# 以 `fallthrough` 开头的行会被跳过，`keys.remove(key)` 返回去掉某个键后的集合。
+# 补全 `first_kernel(op, *tensors)`，让它返回此刻对这些张量调用 `op`
+# （例如 `"aten::add.Tensor"`）时最先运行的内核所在的 `DispatchKey`；
+# 请使用你在练习 2 中写的 `call_keys`。
+
+# %% tags=["starter"] exercise="first-kernel"
+def first_kernel(op, *tensors):
+    """The DispatchKey whose kernel runs first for op on these tensors now."""
+    ...
+
+# %% tags=["solution"]
+def first_kernel(op, *tensors):
+    """The DispatchKey whose kernel runs first for op on these tensors now."""
+    rows = table_rows(op)
+    keys = call_keys(*tensors)
+    while True:
+        key = keys.highestPriorityTypeId()
+        if not rows.get(key.name, "").startswith("fallthrough"):
+            return key
+        keys = keys.remove(key)
+
+# %% tags=["check"]
+def check_first_kernel():
+    a = torch.ones(2, 2)
+    meta = torch.ones(2, 2, device="meta")
+    autocast = lambda: torch.autocast("cpu", dtype=torch.bfloat16)  # noqa: E731
+    cases = [
+        ("add on CPU tensors", nullcontext, "aten::add.Tensor", a, DK.AutogradCPU,
+         "the thread excludes AutocastCPU outside autocast"),
+        ("mm on CPU tensors", nullcontext, "aten::mm", a, DK.AutogradCPU,
+         "mm has an AutocastCPU kernel, but the thread excludes the key"),
+        ("mm under autocast", autocast, "aten::mm", a, DK.AutocastCPU,
+         "mm's AutocastCPU row is a kernel that casts its inputs"),
+        ("add under autocast", autocast, "aten::add.Tensor", a, DK.AutogradCPU,
+         "add's AutocastCPU row is a fallthrough: the key is skipped"),
+        ("add under inference_mode", torch.inference_mode, "aten::add.Tensor", a,
+         DK.CPU, "the autograd keys are excluded, and ADInplaceOrView and "
+         "BackendSelect are fallthroughs for add"),
+        ("add on meta tensors", nullcontext, "aten::add.Tensor", meta,
+         DK.AutogradMeta, "a meta tensor's autograd key is AutogradMeta"),
+    ]
+    for where, guard, op, t, expected, why in cases:
+        with guard():
+            got = first_kernel(op, t, t)
+        if got != expected:
+            return (
+                f"wrong: for {where} you said {getattr(got, 'name', got)}, but the "
+                "first kernel is at "
+                f"{expected.name}: {why}."
+            )
+    return "correct"
+
+
+print(check_first_kernel())
+
+# %% tags=["mistake"]
+def first_kernel(op, *tensors):
+    # The highest key of the call's set: the operator's fallthroughs not skipped.
+    return call_keys(*tensors).highestPriorityTypeId()
+
+# %% tags=["mistake"]
+def first_kernel(op, *tensors):
+    # Fallthroughs skipped, but from the tensors' own keys: the thread's state ignored.
+    rows = table_rows(op)
+    keys = torch._C._dispatch_keys(tensors[0])
+    while True:
+        key = keys.highestPriorityTypeId()
+        if not rows.get(key.name, "").startswith("fallthrough"):
+            return key
+        keys = keys.remove(key)
+
+# %% [markdown]
+# ## 练习 4：自动微分之下的算子 {#the-operators-below-autograd}
 # <!-- translates fcc0c9e9e1db -->
 #
 # [`TorchDispatchMode`](pytorch:torch/utils/_python_dispatch.py#TorchDispatchMode)
@@ -264,7 +356,7 @@ def aten_ops(fn):
     return result, mode.names
 
 # %% [markdown]
-# ## 练习 4：你自己的算子，用在两个后端上 {#an-operator-of-your-own}
+# ## 练习 5：你自己的算子，用在两个后端上 {#an-operator-of-your-own}
 # <!-- translates f7f578e79fb5 -->
 #
 # [`Library.define`](pytorch:torch/library.py#Library.define) 为分发器定义一个新算子，

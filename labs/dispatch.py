@@ -1,10 +1,10 @@
 # %% [markdown]
 # # Dispatch lab: keys, thread-local state, modes and new operators
 #
-# Four exercises on the [Operator dispatch](../dispatch.md) chapter, in the order a
+# Five exercises on the [Operator dispatch](../dispatch.md) chapter, in the order a
 # reader meets its ideas: which keys a tensor carries, how the thread's state changes
-# the keys a call dispatches on, what a `TorchDispatchMode` sees, and how an operator
-# of your own gets a kernel for each backend key.
+# the keys a call dispatches on, which kernel runs first, what a `TorchDispatchMode`
+# sees, and how an operator of your own gets a kernel for each backend key.
 # Each exercise has a cell to complete (it holds `...`), a worked solution (folded:
 # try first), and a check that prints `correct`, or what is wrong and why. The checks
 # test the mechanism, not one value: an answer that only fits the obvious case fails.
@@ -17,7 +17,19 @@
 import torch
 
 DK = torch._C.DispatchKey
+
+
+def table_rows(op):
+    """The rows of op's computed dispatch table: {key name: what is registered}."""
+    rows = {}
+    for line in torch._C._dispatch_dump_table(op).splitlines():
+        key, _, row = line.partition(": ")
+        rows[key] = row
+    return rows
+
+
 print(torch._C._dispatch_keys(torch.ones(3)))
+print("add's AutocastCPU row:", table_rows("aten::add.Tensor")["AutocastCPU"][:11])
 
 # %% [markdown]
 # ## Exercise 1: the autograd key is not `requires_grad` {#the-autograd-key}
@@ -179,7 +191,87 @@ def call_keys(*tensors):
     return (torch._C._dispatch_keys(tensors[0]) | included) - excluded
 
 # %% [markdown]
-# ## Exercise 3: the operators below autograd {#the-operators-below-autograd}
+# ## Exercise 3: the first kernel that runs {#the-first-kernel-that-runs}
+#
+# The dispatcher takes the highest-priority key of the call's set
+# ([`DispatchKeySet::highestPriorityTypeId`](pytorch:c10/core/DispatchKeySet.h#DispatchKeySet::highestPriorityTypeId))
+# and runs the kernel in that key's row of the operator's table, unless the row is a
+# `fallthrough`: then the key is skipped and the next one is tried. The setup's
+# `table_rows(op)` reads the computed table
+# ([`OperatorEntry.cpp`](pytorch:aten/src/ATen/core/dispatch/OperatorEntry.cpp)), a row
+# that starts with `fallthrough` is skipped, and `keys.remove(key)` returns the set
+# without a key. Complete `first_kernel(op, *tensors)` so that it returns the
+# `DispatchKey` whose kernel runs first for a call of `op` (such as
+# `"aten::add.Tensor"`) on these tensors now; use your `call_keys` from Exercise 2.
+
+# %% tags=["starter"] exercise="first-kernel"
+def first_kernel(op, *tensors):
+    """The DispatchKey whose kernel runs first for op on these tensors now."""
+    ...
+
+# %% tags=["solution"]
+def first_kernel(op, *tensors):
+    """The DispatchKey whose kernel runs first for op on these tensors now."""
+    rows = table_rows(op)
+    keys = call_keys(*tensors)
+    while True:
+        key = keys.highestPriorityTypeId()
+        if not rows.get(key.name, "").startswith("fallthrough"):
+            return key
+        keys = keys.remove(key)
+
+# %% tags=["check"]
+def check_first_kernel():
+    a = torch.ones(2, 2)
+    meta = torch.ones(2, 2, device="meta")
+    autocast = lambda: torch.autocast("cpu", dtype=torch.bfloat16)  # noqa: E731
+    cases = [
+        ("add on CPU tensors", nullcontext, "aten::add.Tensor", a, DK.AutogradCPU,
+         "the thread excludes AutocastCPU outside autocast"),
+        ("mm on CPU tensors", nullcontext, "aten::mm", a, DK.AutogradCPU,
+         "mm has an AutocastCPU kernel, but the thread excludes the key"),
+        ("mm under autocast", autocast, "aten::mm", a, DK.AutocastCPU,
+         "mm's AutocastCPU row is a kernel that casts its inputs"),
+        ("add under autocast", autocast, "aten::add.Tensor", a, DK.AutogradCPU,
+         "add's AutocastCPU row is a fallthrough: the key is skipped"),
+        ("add under inference_mode", torch.inference_mode, "aten::add.Tensor", a,
+         DK.CPU, "the autograd keys are excluded, and ADInplaceOrView and "
+         "BackendSelect are fallthroughs for add"),
+        ("add on meta tensors", nullcontext, "aten::add.Tensor", meta,
+         DK.AutogradMeta, "a meta tensor's autograd key is AutogradMeta"),
+    ]
+    for where, guard, op, t, expected, why in cases:
+        with guard():
+            got = first_kernel(op, t, t)
+        if got != expected:
+            return (
+                f"wrong: for {where} you said {getattr(got, 'name', got)}, but the "
+                "first kernel is at "
+                f"{expected.name}: {why}."
+            )
+    return "correct"
+
+
+print(check_first_kernel())
+
+# %% tags=["mistake"]
+def first_kernel(op, *tensors):
+    # The highest key of the call's set: the operator's fallthroughs not skipped.
+    return call_keys(*tensors).highestPriorityTypeId()
+
+# %% tags=["mistake"]
+def first_kernel(op, *tensors):
+    # Fallthroughs skipped, but from the tensors' own keys: the thread's state ignored.
+    rows = table_rows(op)
+    keys = torch._C._dispatch_keys(tensors[0])
+    while True:
+        key = keys.highestPriorityTypeId()
+        if not rows.get(key.name, "").startswith("fallthrough"):
+            return key
+        keys = keys.remove(key)
+
+# %% [markdown]
+# ## Exercise 4: the operators below autograd {#the-operators-below-autograd}
 #
 # A [`TorchDispatchMode`](pytorch:torch/utils/_python_dispatch.py#TorchDispatchMode)
 # is called at the `Python` key, below `Autograd`: it sees the aten operators that
@@ -263,7 +355,7 @@ def aten_ops(fn):
     return result, mode.names
 
 # %% [markdown]
-# ## Exercise 4: an operator of your own, on two backends {#an-operator-of-your-own}
+# ## Exercise 5: an operator of your own, on two backends {#an-operator-of-your-own}
 #
 # [`Library.define`](pytorch:torch/library.py#Library.define) gives the dispatcher a
 # new operator, and [`Library.impl`](pytorch:torch/library.py#Library.impl) puts a
