@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 内存动手练习：存储、已保存张量、检查点与原地写入
+# # 内存动手练习：存储、保存的张量、检查点与原地写入
 # <!-- translates 8dc7b5fc33d7 -->
 #
 # 五道练习，配合[内存与显存](../memory.md)一章，全部在 CPU 上运行，按读者接触这些概念的顺序排列：
@@ -313,7 +313,7 @@ def run_checkpointed(block, x):
 #
 # 原地操作写入输入的存储，而不是另外分配一块，并让张量的版本计数器加一
 # （[`VariableVersion`](pytorch:c10/core/TensorImpl.h#VariableVersion)）；
-# 反向传播会拒绝版本已经变化的已保存张量。补全返回 `relu(2 * x)` 的 `relu_of_double(x)`，
+# 保存的张量一旦版本变了，反向传播就会拒绝使用它。补全返回 `relu(2 * x)` 的 `relu_of_double(x)`，
 # 让它的前向计算只分配一块新的缓冲区而不是两块，不改动 `x`，并且反向传播仍然可用。
 # 检查单元格用一个分发模式统计 aten 算子返回的存储。
 
