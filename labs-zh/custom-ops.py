@@ -92,6 +92,8 @@ def check_fake_kernel():
                 f"{type(error).__name__}: {str(error).splitlines()[0][:160]}. A fake "
                 "gets tensors without data: build its result from x's metadata alone."
             )
+        if not isinstance(fake, torch.Tensor):
+            return f"wrong: your fake returned {fake!r}, not a tensor describing one"
         want = (tuple(real.shape), real.dtype, torch.device("meta"))
         got = (tuple(fake.shape), fake.dtype, fake.device)
         if got != want:
@@ -165,7 +167,9 @@ def check_row_norms_backward():
         )
     if agrees:
         return "correct"
-    (from_sum,) = torch.autograd.grad(row_norms(x).sum(), x)
+    (from_sum,) = torch.autograd.grad(row_norms(x).sum(), x, allow_unused=True)
+    if from_sum is None:
+        return "wrong: your backward returned None, not the gradient with respect to x"
     if torch.allclose(from_sum, x / x.norm(dim=1, keepdim=True)):
         return (
             "wrong: for the loss row_norms(x).sum() your gradient is right, but "
@@ -230,7 +234,7 @@ def check_declared_write():
     loss = (w * h).sum()  # mul saves h: the gradient of w is h as it was here
     clamp_(h, -1.0, 1.0)
     if h.tolist() != [-1.0, 0.5, 1.0]:
-        return f"wrong: clamped into [-1, 1], h is [-1.0, 0.5, 1.0], not {h.tolist()}"
+        return f"wrong: after clamp_(h, -1.0, 1.0), h is {h.tolist()}, not [-1, 0.5, 1]"
     schema = torch.ops.lab.clamp_.default._schema
     try:
         loss.backward()
@@ -241,8 +245,8 @@ def check_declared_write():
         return (
             f"wrong: the schema {schema} does not say that x is written, so h's "
             f"version stayed at {h._version} and backward used the clamped h: w.grad "
-            f"is {w.grad.tolist()}, not [-2.0, 0.5, 3.0]. mutates_args names every input "
-            "the kernel writes."
+            f"is {w.grad.tolist()}, not [-2.0, 0.5, 3.0]. mutates_args names every "
+            "input the kernel writes."
         )
     try:
         torch.library.opcheck(clamp_, (torch.randn(4), -0.5, 0.5))
@@ -300,6 +304,8 @@ def check_opcheck_samples():
                 return str(error).splitlines()[0]
         return None
 
+    if not samples or not all(isinstance(args, tuple) for args in samples):
+        return f"wrong: samples is a list of argument tuples, (torch.randn(3),) say"
     failure = first_failure(twice)
     if failure:
         return f"wrong: opcheck fails the correct twice on your samples: {failure}"

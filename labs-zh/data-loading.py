@@ -172,6 +172,13 @@ def check_length_buckets():
         loader = DataLoader(range(len(lengths)), batch_sampler=sampler, num_workers=2)
         return [[batch.tolist() for batch in loader] for _ in range(2)], len(sampler)
 
+    try:
+        list(LengthBuckets(lengths, 3, torch.Generator().manual_seed(0)))
+    except Exception as error:
+        return (
+            f"wrong: iterating the sampler raised {type(error).__name__}: {error}. "
+            "__iter__ yields the epoch's batches, each a list of indices."
+        )
     (first, second), count = epochs(0)
     for batches in (first, second):
         if sorted(i for batch in batches for i in batch) != list(range(len(lengths))):
@@ -277,10 +284,14 @@ def check_sharded_range():
             try:
                 got = sorted(int(x) for x in loader)
             except Exception as error:
+                last = str(error).strip().splitlines()[-1]
+                hint = (
+                    " With no workers, get_worker_info() is None and the dataset "
+                    "yields everything."
+                )
                 return (
-                    f"wrong: with num_workers={workers} the loader raised "
-                    f"{str(error).strip().splitlines()[-1]!r}. With no workers, "
-                    "get_worker_info() is None and the dataset yields everything."
+                    f"wrong: with num_workers={workers} the loader raised {last!r}."
+                    + (hint if workers == 0 else "")
                 )
             twice = sorted({x for x in got if got.count(x) > 1})
             missing = sorted(set(range(n)) - set(got))
