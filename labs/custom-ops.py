@@ -311,7 +311,7 @@ def check_opcheck_samples():
     if failure:
         return f"wrong: opcheck fails the correct twice on your samples: {failure}"
     if first_failure(twice_f32) is None:
-        dtypes = sorted({str(a.dtype) for args in samples for a in args})
+        dtypes = sorted({str(getattr(a, "dtype", a)) for args in samples for a in args})
         return (
             f"wrong: opcheck passes twice_f32, whose kernel returns float32 whatever "
             f"it gets: your samples' dtypes are {dtypes}, and on float32 its fake is "
