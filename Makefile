@@ -24,7 +24,7 @@ SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 .DEFAULT_GOAL := help
 
-.PHONY: help environment serve serve-zh translations translated build execute properdocs test test-fast pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: help environment serve serve-zh translations translated build built execute properdocs test test-fast pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -48,9 +48,10 @@ environment-%:
 	@$(MAKE) --no-print-directory environment TORCH=$*
 
 # `make edition-<release>`: that release's environment, then its edition built (both languages)
-# into .cache/site-<release>, where the tests look for it (tests/site_browser.py).
+# into .cache/site-<release>, where the tests look for it (tests/site_browser.py), unless it was
+# built since anything a build reads last changed (`built`).
 edition-%: environment-%
-	@$(MAKE) --no-print-directory build TORCH=$* SITE=.cache/site-$*
+	@$(MAKE) --no-print-directory built TORCH=$* SITE=.cache/site-$*
 
 # --dirty: a rebuild renders only the pages an edit changed (handbook/rebuilds.py).
 SERVE_ADDR ?= 127.0.0.1:8000
@@ -69,6 +70,18 @@ build: $(INSTALLED) ## the strict build of both languages into site/ and site-zh
 	$(PYTHON) -m handbook check-site $(SITE)
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict -f mkdocs.zh.yml --site-dir $(SITE)-zh
 	$(PYTHON) -m handbook check-site $(SITE)-zh
+
+# What a build reads, directories included (a file removed changes its directory). `make built` builds
+# an edition only when one of them, or its environment, changed since its site was last built: a
+# second `make test` of an unchanged tree renders nothing again. The tests still check that each site
+# is this tree's own build (`check-site`'s digest, tests/site_browser.py), so a stamp that missed a
+# change fails them rather than passing a stale site.
+BUILD_INPUTS := $(shell find docs docs-zh snippets recordings notes handbook overrides -name __pycache__ -prune \
+	-o -print 2>/dev/null) mkdocs.yml mkdocs.zh.yml $(wildcard source-index/*)
+$(SITE).built: $(INSTALLED) $(BUILD_INPUTS)
+	@$(MAKE) --no-print-directory build
+	touch $@
+built: $(SITE).built
 
 # The Chinese edition alone, served as `make serve` serves the English one.
 serve-zh: $(INSTALLED) ## serve the Chinese edition
@@ -119,11 +132,11 @@ $(AXE): package.json package-lock.json
 # started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
 test: ## the whole suite, from nothing: environments, builds, tests (what CI runs)
-	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) build $(addprefix edition-,$(OTHER_RELEASES))
+	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) built $(addprefix edition-,$(OTHER_RELEASES))
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md CONTRIBUTING.md
-	$(PYTHON) -m handbook translations
+	$(PYTHON) -m handbook translations --check
 	$(PYTHON) tools/headroom.py $(SITE) $(addprefix .cache/site-,$(OTHER_RELEASES))
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a

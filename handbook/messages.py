@@ -102,6 +102,8 @@ ZH: dict[str, str] = {
     "the block called sys.exit": "代码块调用了 sys.exit",
     "the page process exited during the block": "页面进程在代码块运行期间退出",
     "the page process crashed during the block": "页面进程在代码块运行期间崩溃",
+    "the page process sent the build a message it does not send (a block wrote to its socket)":
+        "页面进程向构建发送了它不会发送的消息（代码块写入了它与构建之间的套接字）",
     "the block ran past its timeout": "代码块运行超时",
     "the block printed too much": "代码块打印的内容过多",
     "the page ran past its memory limit": "页面超出了内存上限",
@@ -169,6 +171,7 @@ ZH: dict[str, str] = {
     "Seconds (as executed)": "秒数（执行时）",
     "The state every page starts in": "每个页面的初始状态",
     "Stable outputs": "稳定的输出",
+    "The code that draws this figure": "绘制此图的代码",
     (
         "A page's output must mean the same on every run and every machine. What each chapter does for\n"
         "that, beyond the state above:"

@@ -137,6 +137,8 @@ class PageRenderer:
         language = options.pop("result", "") or "text"
         _refuse_unwritable(result, code, language, options)
         options["source"] = options.get("source") or "above"
+        if self.shows_figure(result):  # the figure first; the code that draws it folded under it (`output_markdown`)
+            options["source"] = ""
         options["extra"] = {key: value for key, value in options.get("extra", {}).items() if key not in ENGINE_OPTIONS}
         if options.get("id_prefix") is None:
             options["id_prefix"] = f"{result.block.id}-"
@@ -150,18 +152,27 @@ class PageRenderer:
             **options,
         )
 
+    def shows_figure(self, result: BlockResult) -> bool:
+        """Whether the page shows the block's figure (and so folds the code that draws it under it)."""
+        return bool(
+            result.figure and self.figure_urls.get(result.block.id) and (result.passed or not self.show_failures)
+        )
+
     def output_markdown(self, result: BlockResult, language: str) -> str:
-        """What goes under a block: its output, cut if long, and the notes that say where it came from."""
+        """What goes under a block: its output, cut if long, and the notes that say where it came from. A
+        block that draws a figure shows the figure first, then the code that draws it, folded: a reader
+        wants the picture; the code is one click away, and is run and checked like any other."""
         words = self.words
         if not result.passed and self.show_failures:
             failed = _code_block("text", failure_message(result), words("This block failed"))
             return "\n\n".join([failed, self.origin_note(result)])
         text, left_out = cut(result.output, self.language) if result.status != Status.GPU_MISSING else ("", "")
         parts = []
+        if self.shows_figure(result):
+            parts.append(figure_html(self.figure_urls[result.block.id], result.block.alt))
+            parts.append(folded_code(result.block.code, words("The code that draws this figure")))
         if text:
             parts.append(_output_block(language, text, words))
-        if result.figure and (url := self.figure_urls.get(result.block.id)):
-            parts.append(figure_html(url, result.block.alt))
         parts.append(self.origin_note(result))
         if note := measured_note(result, self.language):
             parts.append(note)
@@ -172,7 +183,7 @@ class PageRenderer:
                 "{left_out}; the whole output is in {recording}.", left_out=left_out, recording=result.recording
             )
             parts.append(_note(whole, "cut"))
-        if result.status in {Status.UNRECORDED, Status.DRIFT}:
+        if result.status.against_recording:
             unmatched = words("Not matching a recording ({status}); `make goldens` records it.", status=result.status)
             parts.append(_note(unmatched, "warning"))
         by_output: dict[str, list[str]] = {}
@@ -201,7 +212,7 @@ class PageRenderer:
             title = _attribute(words("This block in the handbook's repository"))
             place = f'<a href="{html.escape(url)}" title="{title}">{place}</a>'
         kind, run_it = "handbook-origin", ""
-        if result.status in {Status.GPU_RECORDED, Status.GPU_MISSING}:
+        if result.status.gpu_only:
             kind += " .handbook-gpu"
             if self.colab_url:
                 link = f'<a href="{html.escape(self.colab_url)}">{html.escape(words("open this chapter in Colab"))}</a>'
@@ -212,6 +223,13 @@ class PageRenderer:
         # block were a twentieth of the index, which every page loads.
         shown = words("{place}: {how}", place=place, how=_inline(how_shown(result, self.language)))
         return f'{shown}{run_it}\n{{: .{kind} data-search-exclude="" }}'
+
+
+def folded_code(code: str, title: str) -> str:
+    """`code` as highlighted Python in a closed `<details>`, opened with one click (md_in_html reads the
+    fence inside it as Markdown)."""
+    opening = f'<details class="handbook-code" markdown="1">\n<summary>{html.escape(title)}</summary>'
+    return f"{opening}\n\n{fenced(code, 'python')}\n\n</details>"
 
 
 def figure_html(url: str, alt: str) -> str:
@@ -239,7 +257,7 @@ def how_shown(result: BlockResult, language: str = "en") -> str:
         )
     if status == Status.RECORDED:
         return words("not run in this build; shown from its recording (a render-only preview).")
-    if not status.passes and status not in {Status.DRIFT, Status.UNRECORDED}:
+    if not status.passes and not status.against_recording:
         return words("{meaning}.", meaning=words(status.meaning))
     if status == Status.CACHED or result.from_cache:
         return words("ran in an earlier build; its run was reused from the execution cache.")

@@ -26,7 +26,7 @@ from site_browser import (
 
 from handbook import labs
 from handbook.execution.blocks import scan_docs
-from handbook.execution.labs import lab_files
+from handbook.execution.labs import lab_files, read_lab
 
 # Every chapter: the pages with executed blocks, each of which offers its notebook.
 REPO = Path(__file__).resolve().parent.parent
@@ -83,13 +83,14 @@ def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
     assert origin.is_visible() and origin.inner_text().startswith("snippets/")
 
 
-def test_a_lab_page_folds_its_solutions_and_offers_its_notebook(page, site_url):
+@pytest.mark.parametrize("lab", lab_files(REPO))
+def test_a_lab_page_folds_its_solutions_and_offers_its_notebook(page, site_url, lab):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     outside = requests_outside(page, site_url)
-    page.goto(f"{site_url}/{LABS[0]}/", wait_until="networkidle")
-    screenshot(page, "lab")
-    assert page.title().startswith("Tensors lab") and errors == [] and outside == []
+    page.goto(f"{site_url}/{labs.page_url(lab)}", wait_until="networkidle")
+    screenshot(page, f"lab-{lab.removesuffix('.py')}")
+    assert page.title().startswith(read_lab(REPO, "labs", lab).title) and errors == [] and outside == []
     solutions = page.locator("details.handbook-solution")
     assert solutions.count() >= 4 and page.locator("details.handbook-solution[open]").count() == 0
     assert not solutions.first.locator(".highlight").is_visible()
@@ -99,18 +100,20 @@ def test_a_lab_page_folds_its_solutions_and_offers_its_notebook(page, site_url):
     outputs = page.locator(".handbook-lab-check + .handbook-output").all_inner_texts()
     assert outputs and all(text.strip().endswith("correct") for text in outputs)
     download = page.locator("a.handbook-notebook")
-    assert download.get_attribute("href").endswith(labs.notebook_path("tensors.py"))
+    assert download.get_attribute("href").endswith(labs.notebook_path(lab))
     toc = page.locator(".md-sidebar--secondary .md-nav__link").all_inner_texts()
     assert any("Exercise 1" in entry for entry in toc)
 
 
-def test_search_finds_a_lab(page, site_url):
+@pytest.mark.parametrize(("query", "lab"), [("element_offset", "tensors.py"), ("reverse_gradient", "autograd.py")])
+def test_search_finds_a_lab(page, site_url, query, lab):
+    """A function the lab's reader completes leads to the lab."""
     page.goto(site_url + "/", wait_until="networkidle")
     page.locator("input[data-md-component='search-query']").click()
-    page.keyboard.type("element_offset")
+    page.keyboard.type(query)
     page.wait_for_selector(".md-search-result__item", timeout=15000)
     links = page.locator(".md-search-result__item a").evaluate_all("links => links.map(a => a.href)")
-    assert any(f"/{LABS[0]}/" in link for link in links), links
+    assert any(f"/{labs.page_url(lab)}" in link for link in links), links
 
 
 def test_copy_button_copies_a_block(page, site_url):

@@ -95,6 +95,7 @@ def test_an_exercise_runs_its_mistakes_through_its_check_then_its_solution_and_c
         (('# %% tags=["mistake"]\ndef double(xs):\n    return xs + xs\n', ""), "one or more mistakes"),
         (('tags=["check"]', 'tags=["check"] colour="red"'), "unknown cell metadata colour"),
         (("# %% [markdown]\n# # A small lab", "# A small lab"), "'# %%' mark"),
+        ((SMALL, ""), "'# %%' mark"),
     ],
 )
 def test_a_lab_that_is_not_a_set_of_exercises_fails_naming_its_line(change, said):
@@ -103,6 +104,24 @@ def test_a_lab_that_is_not_a_set_of_exercises_fails_naming_its_line(change, said
     with pytest.raises(LabError, match="labs/small.py") as raised:
         parse_lab(SMALL.replace(old, new, 1), "labs", "small.py")
     assert said in str(raised.value)
+
+
+def test_a_setup_cell_may_follow_an_exercise_and_its_text_but_not_sit_inside_it():
+    after = SMALL + lab_text(
+        """
+
+        # %% [markdown]
+        # ## Next {#next}
+
+        # %% tags=["setup"]
+        more = [4]
+        """
+    )
+    page = parse_lab(after, "labs", "small.py").page()
+    assert [block.id for block in page.blocks][-1] == "setup-2"
+    inside = SMALL.replace('# %% tags=["check"]', '# %% tags=["setup"]\nmore = [4]\n\n# %% tags=["check"]')
+    with pytest.raises(LabError, match="a setup cell inside exercise 'double'"):
+        parse_lab(inside, "labs", "small.py")
 
 
 def test_a_check_must_say_correct_to_its_solution_and_why_to_a_mistake():

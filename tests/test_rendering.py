@@ -142,7 +142,10 @@ def test_a_figure_is_an_img_under_the_output_with_its_alt_text_escaped():
     renderer = PageRenderer("ch.md", [result], figure_urls={"bars": "../figures/ch/bars.svg"})
     html = rendered(renderer, '```python exec="on" figure="b.svg" alt="A bar"\nprint(1)\n```\n')
     figure = '<figure class="handbook-figure"><img src="../figures/ch/bars.svg" alt="A &lt;b&gt; &quot;bar&quot;"'
-    assert figure in html and html.index("handbook-output") < html.index(figure) < html.index("handbook-origin")
+    folded = '<details class="handbook-code">\n<summary>The code that draws this figure</summary>'
+    # The figure first, the code that draws it folded under it, then what the block printed.
+    assert html.index(figure) < html.index(folded) < html.index("handbook-output") < html.index("handbook-origin")
+    assert html.count('<span class="nb">print</span>') == 1  # the source once, in the fold, not above too
     assert 'figure="' not in html and 'alt="A bar"' not in html  # the engine's options are not attributes
 
 

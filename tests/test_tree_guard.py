@@ -15,6 +15,7 @@ def test_every_guarded_place_is_hashed_and_byte_code_is_not(project):
     project.write("handbook/__pycache__/module.pyc", "byte code\n")
     project.write("site/index.html", "built\n")
     assert set(snapshot(project.root)) >= {"mkdocs.yml", "docs/sub/file.txt", "handbook/sub/file.txt"}
+    assert {"labs/sub/file.txt", "labs-zh/sub/file.txt"} <= set(snapshot(project.root))  # a lab's cells run too
     assert not [path for path in snapshot(project.root) if "__pycache__" in path or path.startswith("site/")]
 
 

@@ -168,7 +168,8 @@ def parse_lab(text: str, labs_dir: str, path: str) -> Lab:
     except Exception as error:  # Jupytext raises what its parsers raise
         raise LabError(f"{file}: Jupytext cannot read it as a percent-format notebook: {error}") from error
     cells = notebook.cells
-    if len(cells) != len(marks) or any(line.strip() and not line.startswith("#") for line in lines[: marks[0] - 1]):
+    above_first = lines[: marks[0] - 1] if marks else lines
+    if not marks or len(cells) != len(marks) or any(line.strip() and not line.startswith("#") for line in above_first):
         raise LabError(
             f"{file}: {len(cells)} cell(s) but {len(marks)} '# %%' mark(s): every cell starts with its own "
             "'# %%' line (nothing above the first but comments)"
@@ -246,7 +247,8 @@ def _check_starter(source: str, where: str) -> None:
 
 
 def _exercise_complete(cells: list[Cell], exercise: str) -> bool:
-    roles = [cell.role for cell in cells if cell.exercise == exercise]
+    """Its code cells end with a mistake: a setup cell after it (and after the text that follows) is shared."""
+    roles = [cell.role for cell in cells if cell.exercise == exercise and cell.kind == "code"]
     return bool(roles) and roles[-1] == MISTAKE
 
 

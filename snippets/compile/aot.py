@@ -41,6 +41,8 @@ with torch.no_grad():
     torch.compile(weighted_sin, backend=two_graphs)(x, w)
 # --8<-- [end:aot_inference]
 
+# timeout="300": AOTAutograd traces, partitions and compiles forward and backward twice; in
+# the builds of make test (three editions side by side on two cores) it took 83 to 85 s
 # --8<-- [start:aot_function]
 from torch._functorch.aot_autograd import aot_function
 from torch._functorch.partitioners import min_cut_rematerialization_partition
@@ -49,3 +51,34 @@ recompute = aot_function(weighted_sin, fw_compiler=show("forward"), bw_compiler=
                          partition_fn=min_cut_rematerialization_partition)
 recompute(x, w).backward()
 # --8<-- [end:aot_function]
+
+# --8<-- [start:decompositions]
+import functools
+
+import torch.nn.functional as F
+from torch._dynamo.backends.debugging import aot_eager
+from torch._inductor.decomposition import select_decomp_table
+
+
+def layer_tail(x, w):
+    return F.silu(x @ w).softmax(-1)
+
+
+def print_ops(title):
+    def compiler(gm, example_inputs):
+        ops = [str(n.target).removeprefix("aten.") for n in gm.graph.nodes
+               if n.op == "call_function"]
+        print(f"{title}:\n  {', '.join(ops)}")
+        return make_boxed_func(gm.forward)
+    return compiler
+
+
+xs = torch.randn(4, 8), torch.randn(8, 8)
+torch._dynamo.reset()
+as_aot_eager = functools.partial(aot_eager, fw_compiler=print_ops("aot_eager"))
+torch.compile(layer_tail, backend=as_aot_eager)(*xs)
+torch._dynamo.reset()
+with_table = aot_autograd(fw_compiler=print_ops("Inductor's decomposition table"),
+                          decompositions=select_decomp_table())
+torch.compile(layer_tail, backend=with_table)(*xs)
+# --8<-- [end:decompositions]

@@ -38,7 +38,29 @@ print("AutocastCPU thread-locally excluded:",
       torch._C._dispatch_tls_local_exclude_set().has(torch._C.DispatchKey.AutocastCPU))
 # --8<-- [end:guard_tree]
 
-# --8<-- [start:matmul_precision]
+# --8<-- [start:where_guards_run]
+import dis
+
+code = entry.code  # what runs when this entry's guards pass
+print("transformed code:", code.co_name)
+print("the function's own code object:", code is scale_shift.__code__)
+instructions = list(dis.get_instructions(code))
+loaded = {re.sub(r"(__compiled_fn_\d+)_\w+", r"\1", i.argval)
+          for i in instructions if i.opname == "LOAD_GLOBAL"}
+print("globals it loads:", sorted(loaded))
+print("comparisons in it:", sum(i.opname == "COMPARE_OP" for i in instructions))
+root = entry.guard_manager.root
+print("the guards are a", f"{type(root).__module__}.{type(root).__name__}")
+check = entry.guard_manager.check
+print("guards pass for x=float32[4], n=3:", check({"x": torch.randn(4), "n": 3}))
+print("guards pass for x=float32[4], n=4:", check({"x": torch.randn(4), "n": 4}))
+# --8<-- [end:where_guards_run]
+
+# --8<-- [start:global_state]
+import threading
+
+from torch._dynamo.utils import guard_failures
+
 torch._dynamo.reset()
 graphs = []
 
@@ -48,6 +70,40 @@ def noting_backend(gm, example_inputs):
     return gm.forward
 
 
+g = torch.compile(scale_shift, backend=noting_backend)
+x = torch.randn(4)
+
+
+def call(label):
+    tried = len(guard_failures[scale_shift.__code__])
+    g(x, 3)
+    failed = guard_failures[scale_shift.__code__][tried:]
+    newest = re.sub(r"\s+#.*", "", failed[0].splitlines()[0]).strip() if failed else "-"
+    print(f"{label:28} graphs: {len(graphs)}  newest entry failed on: {newest}")
+
+
+call("first call")
+with torch.no_grad():
+    call("under torch.no_grad()")
+torch.set_num_threads(2)
+call("torch.set_num_threads(2)")
+torch.set_num_threads(1)
+with torch.autocast("cpu"):
+    excluded_keys = torch._C._dispatch_tls_local_exclude_set()
+    excluded = excluded_keys.has(torch._C.DispatchKey.AutocastCPU)
+    call("inside torch.autocast('cpu')")
+print("AutocastCPU excluded inside autocast:", excluded)
+with torch.no_grad():
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(torch.is_grad_enabled()))
+    thread.start()
+    thread.join()
+print("grad mode in a thread started under no_grad:", seen[0])
+# --8<-- [end:global_state]
+
+# --8<-- [start:matmul_precision]
+torch._dynamo.reset()
+graphs.clear()
 g = torch.compile(scale_shift, backend=noting_backend)
 g(torch.randn(4), 3)
 before = torch.backends.cuda.matmul.fp32_precision
@@ -114,6 +170,37 @@ f(torch.randn(16), 5)
 print(f"after torch.compiler.reset() -> new graph #{len(compiles)}: {compiles[-1]}")
 print("recompile limit per code object:", torch._dynamo.config.recompile_limit)
 # --8<-- [end:reset]
+
+# --8<-- [start:recompile_limit]
+torch.compiler.reset()
+limited_graphs, graph_runs = [], []
+
+
+def numbering_backend(gm, example_inputs):
+    limited_graphs.append(gm)
+    number = len(limited_graphs)
+
+    def run(*args):
+        graph_runs.append(number)
+        return gm.forward(*args)
+    return run
+
+
+def double(x):
+    return x * 2
+
+
+with torch._dynamo.config.patch(recompile_limit=2):
+    d = torch.compile(double, backend=numbering_backend)
+    dtypes = (torch.float32, torch.float64, torch.float16, torch.float32, torch.int64)
+    for dtype in dtypes:
+        compiled, ran = len(limited_graphs), len(graph_runs)
+        d(torch.ones(3, dtype=dtype))
+        grew = len(limited_graphs) > compiled
+        new = "compiled a graph" if grew else "compiled nothing"
+        how = f"ran graph #{graph_runs[-1]}" if len(graph_runs) > ran else "ran eagerly"
+        print(f"{str(dtype):14} {new}, {how}")
+# --8<-- [end:recompile_limit]
 
 # --8<-- [start:mark_dynamic]
 torch.compiler.reset()

@@ -77,11 +77,28 @@ for mode, options in sorted(torch._inductor.list_mode_options().items()):
 # --8<-- [end:modes]
 
 # --8<-- [start:reduce_overhead_cpu]
+import difflib
+
 from torch._dynamo.utils import counters
 
 torch._dynamo.reset()
 skips_before = counters["inductor"]["cudagraph_skips"]
-out = torch.compile(fused, mode="reduce-overhead")(a, b)
+overhead = torch.compile(fused, mode="reduce-overhead")
+out, (overhead_source,) = run_and_get_code(overhead, a, b)
 print("matches eager:", torch.allclose(out, fused(a, b)))
-print("CUDA graph skipped for this CPU graph:", counters["inductor"]["cudagraph_skips"] - skips_before == 1)
+print("CUDA graph skipped for this CPU graph:",
+      counters["inductor"]["cudagraph_skips"] - skips_before == 1)
+
+
+def kernel_of(wrapper):
+    return wrapper[wrapper.index('extern "C"'):wrapper.index("''')")]
+
+
+same_kernel = kernel_of(overhead_source) == kernel_of(source)
+print("same kernel as the default mode:", same_kernel)
+print("the wrappers differ in (- default only, + reduce-overhead only):")
+for line in difflib.unified_diff(source.splitlines(), overhead_source.splitlines(), n=0,
+                                 lineterm=""):
+    if line[:1] in "-+" and line[:3] not in ("---", "+++") and "# AOT ID" not in line:
+        print("  ", line[0], line[1:].strip())
 # --8<-- [end:reduce_overhead_cpu]

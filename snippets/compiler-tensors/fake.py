@@ -63,3 +63,40 @@ with shape_mode:
 asserts = shape_mode.shape_env.deferred_runtime_asserts
 print("runtime assertions to check when the graph runs:", [str(a.expr) for a in asserts[idx.shape[0].node.expr]])
 # --8<-- [end:unbacked]
+
+# --8<-- [start:dynamo_breaks]
+import re
+
+import torch._dynamo
+
+
+def positive_part(values):
+    return values[values > 0] * 2  # boolean-mask indexing calls nonzero
+
+
+def scaled_by_total(values):
+    return values * values.sum().item()
+
+
+def graphs_of(fn, **options):
+    """The operators of each graph Dynamo captures from fn, less its runtime asserts."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        asserts = r"(sym_size_int|ge|le|_assert_scalar_default)(_\d+)?"
+        graphs.append([n.name for n in gm.graph.nodes
+                       if n.op in ("call_function", "call_method")
+                       and not re.fullmatch(asserts, n.name)])
+        return gm.forward
+    torch._dynamo.reset()
+    torch.compile(fn, backend=backend, **options)(torch.tensor([0.0, 1.5, 0.0, 2.0]))
+    return graphs
+
+
+for fn, flag in ((positive_part, "capture_dynamic_output_shape_ops"),
+                 (scaled_by_total, "capture_scalar_outputs")):
+    print(f"{fn.__name__}, default:", graphs_of(fn))
+    with torch._dynamo.config.patch(**{flag: True}):
+        print(f"{fn.__name__}, {flag}=True:", graphs_of(fn))
+    print(f"{fn.__name__}, fullgraph=True:", graphs_of(fn, fullgraph=True))
+# --8<-- [end:dynamo_breaks]

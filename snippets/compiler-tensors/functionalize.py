@@ -44,3 +44,23 @@ x = torch.ones(2, 3)
 out = aot_function(scale_first_row, fw_compiler=print_graph, keep_inference_input_mutations=True)(x)
 print("result:", out.tolist(), "| x afterwards:", x.tolist())
 # --8<-- [end:keep_mutations]
+
+# --8<-- [start:inductor_keeps]
+import functools
+
+import torch._dynamo
+from torch._inductor.compile_fx import compile_fx
+
+
+def show_inductor_graph(gm, example_inputs, **kwargs):
+    """Stands in for Inductor's code generation: prints the graph it would compile."""
+    print(gm.code.strip())
+    return make_boxed_func(gm.forward)
+
+
+torch._dynamo.reset()
+x = torch.ones(2, 3)
+no_codegen = functools.partial(compile_fx, inner_compile=show_inductor_graph)
+out = torch.compile(scale_first_row, backend=no_codegen)(x)
+print("result:", out.tolist(), "| x afterwards:", x.tolist())
+# --8<-- [end:inductor_keeps]

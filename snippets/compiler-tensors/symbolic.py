@@ -77,3 +77,39 @@ for i, entry in enumerate(_debug_get_cache_entry_list(pick.__code__)):
              if "TENSOR_MATCH" in line and "L['x']" in line]
     print(f"  entry {i}: size={sizes[0]}", " and ".join(guards))
 # --8<-- [end:dynamo]
+
+# --8<-- [start:mark_unbacked]
+def column_sums(x):
+    return x.sum(0) * 2
+
+
+def branchy_sums(x):
+    if x.shape[0] > 2:
+        return x.sum(0)
+    return x.sum(0) * 2
+
+
+graphs.clear()
+torch._dynamo.reset()
+compiled_sums = torch.compile(column_sums, backend=show_graph_inputs)
+for rows in (1, 8, 0, 3):
+    x = torch.randn(rows, 3)
+    if rows == 1:
+        torch._dynamo.decorators.mark_unbacked(x, 0)  # the first input's rows: unbacked
+    print(f"x[{rows}, 3]:")
+    before = len(graphs)
+    compiled_sums(x)
+    if len(graphs) == before:
+        print("  reused a cached graph")
+[placeholder] = [n for n in graphs[0].graph.find_nodes(op="placeholder")
+                 if isinstance(n.meta["example_value"], torch.Tensor)]
+rows_symbol = placeholder.meta["example_value"].shape[0]
+print("hint of the unbacked size:", rows_symbol.node.hint)
+torch._dynamo.reset()
+x = torch.randn(4, 3)
+torch._dynamo.decorators.mark_unbacked(x, 0)
+try:
+    torch.compile(branchy_sums, backend=show_graph_inputs, fullgraph=True)(x)
+except torch._dynamo.exc.UserError as e:
+    print(f"branch on it, fullgraph=True -> UserError: {str(e).splitlines()[0]}")
+# --8<-- [end:mark_unbacked]

@@ -31,3 +31,12 @@ print("same op object:", np_sin._opoverload is torch.ops.demo.np_sin.default)
 # --8<-- [start:table]
 show_table("demo::np_sin", ["CPU", "CUDA", "Meta", "AutogradCPU"])
 # --8<-- [end:table]
+
+# --8<-- [start:device_types]
+@torch.library.custom_op("demo::np_sin_cpu", mutates_args=(), device_types="cpu")
+def np_sin_cpu(x: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(np.sin(x.numpy()))
+
+
+show_table("demo::np_sin_cpu", ["CPU", "CUDA", "Meta", "AutogradCPU"])
+# --8<-- [end:device_types]

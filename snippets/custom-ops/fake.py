@@ -32,3 +32,37 @@ with FakeTensorMode():
     out = np_sin(big)
 print("fake:", type(out).__name__, tuple(out.shape), out.dtype)
 # --8<-- [end:register_fake]
+
+# --8<-- [start:dynamic_size]
+import torch._dynamo
+
+
+@torch.library.custom_op("demo::np_nonzero", mutates_args=())
+def np_nonzero(x: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(np.stack(np.nonzero(x.numpy(force=True)), axis=1))
+
+
+@np_nonzero.register_fake
+def _(x):
+    rows = torch.library.get_ctx().new_dynamic_size()  # a symbol: depends on the data
+    return x.new_empty(rows, x.dim(), dtype=torch.int64)
+
+
+def print_shapes(gm, example_inputs):
+    for node in gm.graph.nodes:
+        value = node.meta.get("example_value")
+        if node.op == "call_function" and isinstance(value, torch.Tensor):
+            print(f"{node.target} -> {value.shape}")
+    return gm.forward
+
+
+x = torch.tensor([[0.0, 1.0], [2.0, 0.0]])
+torch._dynamo.reset()
+def shifted_indices(x):
+    return np_nonzero(x) + 1
+
+
+out = torch.compile(shifted_indices, backend=print_shapes, fullgraph=True)(x)
+print("result:", out.tolist())
+print(torch.library.opcheck(np_nonzero, (x,)))
+# --8<-- [end:dynamic_size]

@@ -36,7 +36,8 @@ with torch.cuda.stream(side):
 # allocator, so a's block is not reused before side's work has finished.
 a.record_stream(side)
 main.wait_stream(side)  # main must not read `b` before side has written it
+b.record_stream(main)  # the mirror case: `b` belongs to side's pool and is read on main
 print("current stream is the default stream:", main == torch.cuda.default_stream())
 print("b matches a recompute on main:", torch.allclose(b, a @ a))
-del a  # safe: the allocator waits for `side` before reusing a's memory
+del a, b  # safe: the allocator waits for the other stream before reusing either block
 # --8<-- [end:cuda_streams]

@@ -64,7 +64,7 @@ print("one result per example:", tuple(scores.shape),
 # --8<-- [end:ops]
 
 # --8<-- [start:control_flow]
-xs = torch.tensor([[1.0, -2.0], [3.0, 4.0]])
+xs = torch.tensor([[1.0, -2.0], [3.0, 4.0], [-5.0, 1.0]])  # a batch of 3 rows of 2
 
 
 def flip_if_negative(row):

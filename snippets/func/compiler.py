@@ -23,6 +23,38 @@ targets = {str(node.target) for node in graph.graph.nodes if node.op == "call_fu
 print("anything of functorch left:", any("functorch" in t for t in targets))
 # --8<-- [end:traced]
 
+# --8<-- [start:dynamo]
+import textwrap
+
+from torch._dynamo.backends.common import aot_autograd
+
+
+def calls(gm):
+    """The functions and methods a graph calls, in order."""
+    return " > ".join(getattr(node.target, "__name__", str(node.target))
+                      for node in gm.graph.nodes
+                      if node.op in ("call_function", "call_method"))
+
+
+def show_aot_graph(gm, example_inputs):
+    print("AOTAutograd's graph:\n" + textwrap.fill(calls(gm), 88))
+    return gm  # run it as it is
+
+
+def show_dynamo_graph(gm, example_inputs):  # a torch.compile backend
+    print("Dynamo's graph:\n" + textwrap.fill(calls(gm), 88))
+    return aot_autograd(fw_compiler=show_aot_graph)(gm, example_inputs)
+
+
+def per_example_grads(xs, W):  # W passed in: the graph takes it as an input
+    return vmap(grad(lambda x: torch.mv(W, x).relu().sum()))(xs)
+
+
+compiled = torch.compile(per_example_grads, backend=show_dynamo_graph, fullgraph=True)
+xs = torch.randn(5, 4)
+print("same as eager:", torch.allclose(compiled(xs, W), per_example_grads(xs, W)))
+# --8<-- [end:dynamo]
+
 # --8<-- [start:functional_tensor]
 import torch._C._functorch as functorch_c
 from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTensorMode

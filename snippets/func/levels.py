@@ -39,20 +39,29 @@ for name, transform in [("grad", grad), ("jacrev", jacrev), ("jacfwd", jacfwd),
 from torch.func import functionalize
 
 
+def key_of(t):
+    """The wrapper's own key, read from its key set (a plain tensor: its backend)."""
+    keys = torch._C._dispatch_keys(t)
+    for name in ["Functionalize", "FuncTorchGradWrapper", "FuncTorchBatched", "CPU"]:
+        if keys.has(getattr(torch._C.DispatchKey, name)):
+            return name
+    return str(keys)
+
+
 def layers(t):
-    """Peel a tensor one wrapper at a time: (class, level, batch dim, keys, shape)."""
+    """Peel a tensor one wrapper at a time: (class, level, batch dim, key, shape)."""
     found = []
     while functorch_c.is_functorch_wrapped_tensor(t):
         if functorch_c.is_batchedtensor(t):
-            kind, key = "BatchedTensor", "FuncTorchBatched"
+            kind = "BatchedTensor"
         elif functorch_c.is_gradtrackingtensor(t):
-            kind, key = "TensorWrapper", "FuncTorchGradWrapper"
+            kind = "TensorWrapper"
         else:
-            kind, key = "FunctionalTensorWrapper", "Functionalize"
+            kind = "FunctionalTensorWrapper"
         level, bdim = functorch_c.maybe_get_level(t), functorch_c.maybe_get_bdim(t)
-        found.append((kind, level, bdim, key, tuple(t.shape)))
+        found.append((kind, level, bdim, key_of(t), tuple(t.shape)))
         t = functorch_c.get_unwrapped(t)
-    found.append(("Tensor", None, None, "CPU", tuple(t.shape)))
+    found.append(("Tensor", None, None, key_of(t), tuple(t.shape)))
     return found
 
 
@@ -73,6 +82,23 @@ print("vmap(grad(functionalize(inspect)))(xs):")
 xs = torch.tensor([[0.5, 1.0, 2.0], [1.5, 2.5, 3.5]])
 vmap(grad(functionalize(inspect)))(xs)
 # --8<-- [end:wrappers]
+
+# --8<-- [start:kernels]
+def kernel_at(op, key):
+    """The file and kind of the kernel at one key of an operator's dispatch table."""
+    for line in torch._C._dispatch_dump_table(op).splitlines():
+        if line.startswith(f"{key}: "):
+            source, kind = line.split(" [")
+            return f"{source.rsplit('/', 1)[1].split(':')[0]} [{kind}"
+    return None
+
+
+print("aten::sin, from the highest key down:")
+for key in ["FuncTorchDynamicLayerFrontMode", "FuncTorchGradWrapper",
+            "FuncTorchBatched", "AutogradCPU", "Functionalize",
+            "FuncTorchDynamicLayerBackMode"]:
+    print(f"  {key:31} {kernel_at('aten::sin', key)}")
+# --8<-- [end:kernels]
 
 # --8<-- [start:draw]
 import matplotlib.pyplot as plt
@@ -116,8 +142,9 @@ wrapper = kept.pop()
 print("escaped from grad:", functorch_c.is_dead_tensor_wrapper(wrapper),
       "(dead) | level:", functorch_c.maybe_get_level(wrapper),
       "| wrapper + 1 =", wrapper + 1)
+print("  printed as:", " ".join(repr(wrapper).split()))
 
-vmap(keep)(torch.ones(3, 2))
+vmap(keep)(torch.arange(6.0).reshape(3, 2))
 batched = kept.pop()
 print("escaped from vmap: level", functorch_c.maybe_get_level(batched),
       "| shape", tuple(batched.shape))
@@ -125,4 +152,6 @@ try:
     batched + 1
 except RuntimeError as e:
     print("batched + 1: RuntimeError:", e)
+later = vmap(lambda row: row + batched)(torch.zeros(3, 2))  # a new vmap: level 1 again
+print("inside a later vmap, no error:", later.tolist())
 # --8<-- [end:escape]

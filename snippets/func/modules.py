@@ -57,6 +57,8 @@ def loop():  # the same, one backward pass per example
 looped = loop()
 print("same as a loop of backward passes:",
       all(torch.allclose(per_sample[n], looped[n], atol=1e-6) for n in params))
+
+
 def batch_loss(params):
     return nn.functional.mse_loss(functional_call(model, params, (xs,)), ys)
 
@@ -107,3 +109,27 @@ outs = vmap(run_member, in_dims=(0, 0, None))(stacked_params, stacked_buffers, x
 print("outputs:", tuple(outs.shape),
       "| member 2 as itself:", torch.allclose(outs[2], members[2](x)))
 # --8<-- [end:ensemble]
+
+# --8<-- [start:batch_norm]
+from torch.func import replace_all_batch_norm_modules_
+
+torch.manual_seed(0)
+bn_model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3))  # in training mode
+bn_params = {name: p.detach() for name, p in bn_model.named_parameters()}
+batches = torch.randn(8, 2, 4)  # 8 small batches of 2 rows, one per vmapped call
+
+
+def loss_of_batch(params, batch):
+    return functional_call(bn_model, params, (batch,)).pow(2).mean()
+
+
+per_batch = vmap(grad(loss_of_batch), in_dims=(None, 0))
+try:
+    per_batch(bn_params, batches)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+print("buffers before:", [name for name, _ in bn_model.named_buffers()])
+replace_all_batch_norm_modules_(bn_model)  # stop tracking running statistics
+print("buffers after: ", [name for name, _ in bn_model.named_buffers()])
+print({name: tuple(g.shape) for name, g in per_batch(bn_params, batches).items()})
+# --8<-- [end:batch_norm]

@@ -31,6 +31,20 @@ print("'same' is one draw for one example:",
       torch.equal(same[0], seeded(torch.rand, 4)))
 print("'different' is one draw for the whole batch:",
       torch.equal(different, seeded(torch.rand, 3, 4)))
+
+
+def loop(fn, batch):  # the same function, one example at a time
+    return torch.stack([fn(row) for row in batch])
+
+
+def add_two_noises(row):  # two draws per example
+    return row + torch.rand(4) + 10 * torch.rand(4)
+
+
+for fn in [add_noise, add_two_noises]:
+    batched = seeded(vmap(fn, randomness="different"), rows)
+    print(f"{fn.__name__}: vmap 'different' == seeded loop:",
+          torch.equal(batched, seeded(loop, fn, rows)))
 # --8<-- [end:modes]
 
 # --8<-- [start:dropout]
