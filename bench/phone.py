@@ -93,7 +93,8 @@ def measure(url: str, out: Path, lighthouse: list[str] = LIGHTHOUSES["12.8"]) ->
         "performance": round(report["categories"]["performance"]["score"] * 100),
         "accessibility": round(report["categories"]["accessibility"]["score"] * 100),
         "tbt_ms": round(audits["total-blocking-time"]["numericValue"]),
-        "elements": int(audits["dom-size"]["numericValue"]),
+        # Lighthouse 13 counts the elements in its DOM-size insight, 12 in an audit of its own.
+        "elements": int(audits.get("dom-size", audits.get("dom-size-insight", {})).get("numericValue", -1)),
     }
 
 
