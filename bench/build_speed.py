@@ -210,7 +210,6 @@ def serial_page_seconds(root: Path, memory: PeakMemory) -> dict[str, float]:
     from handbook.execution.blocks import scan_docs
     from handbook.execution.pipeline import _job, page_environment, prepare_page_processes
     from handbook.execution.runner import run_pages
-    from handbook.execution.status import Status
 
     prepare_page_processes(root)
     cuda = page_environment(root).has_cuda
@@ -222,7 +221,7 @@ def serial_page_seconds(root: Path, memory: PeakMemory) -> dict[str, float]:
         started = time.perf_counter()
         runs = run_pages([_job(page, cuda)], root, workers=1)[page.path]
         seconds[page.path] = time.perf_counter() - started
-        failed = [r.status for r in runs if r.status not in {Status.OK, Status.SKIPPED}]
+        failed = [r.status for r in runs if not r.status.storable]
         if failed:
             raise SystemExit(f"{page.path} failed while measured serially: {failed}")
     return seconds

@@ -19,14 +19,16 @@ import argparse
 import platform
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from handbook import switches
 from handbook.checks import changed_on_of, outdated_translations
 from handbook.environment import RECORDED_PYTHON, installed_torch, minor_version, python_minor
 from handbook.errors import InputError, failed_command
 from handbook.execution.goldens import record
-from handbook.execution.runner import SettingError
 from handbook.languages import deploy_prefix
+from handbook.log_text import escaped
 from handbook.prebuild import prepare
 from handbook.reports.drift import drift_report
 from handbook.reports.execution_report import site_problems
@@ -37,9 +39,12 @@ from handbook.translations import marked
 from handbook.tree_files import read_text, write_atomically
 from handbook.versions import (
     NOT_FOUND_PAGE,
+    branch_commit,
     carries_latest,
     deploy_command,
     publish_not_found_page,
+    published_site,
+    restore_branch,
     tool_environment,
 )
 
@@ -57,9 +62,9 @@ def site_config(args: argparse.Namespace, config: str) -> SiteConfig:
 def execute(args: argparse.Namespace) -> int:
     edition = prepare(args.root, site_config(args, args.config), reuse=False)
     for line in edition.log:
-        print(line, file=sys.stderr)
+        print(escaped(line), file=sys.stderr)
     for problem in edition.problems:
-        print(f"error: {problem}", file=sys.stderr)
+        print(escaped(f"error: {problem}"), file=sys.stderr)
     return 1 if edition.problems else 0
 
 
@@ -90,7 +95,15 @@ def deploy(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if switches.off(switches.EXECUTE):
+        print(
+            f"error: {switches.EXECUTE}=0 builds render-only, with no block run: such a build is never published; "
+            "deploy without it",
+            file=sys.stderr,
+        )
+        return 1
     release = installed_torch().release
+    before = branch_commit(args.root, args.branch)
     for config in args.configs or LANGUAGE_CONFIGS:  # one build per language, each under its own prefix of the branch
         prefix = deploy_prefix(site_config(args, config).language).rstrip("/")
         command = deploy_command(args.root, release, args.branch, config, prefix)
@@ -98,10 +111,24 @@ def deploy(args: argparse.Namespace) -> int:
         deployed = subprocess.run(command, cwd=args.root, env=tool_environment()).returncode
         if deployed != 0:
             return deployed
+        if problems := _published_problems(args, "/".join(filter(None, [prefix, minor_version(release)]))):
+            restore_branch(args.root, args.branch, before)
+            for problem in problems:
+                print(f"error: {problem}", file=sys.stderr)
+            print(f"error: nothing was published: {args.branch} is back where it was", file=sys.stderr)
+            return 1
     if carries_latest(args.root, release):  # the default version's 404 answers for the whole site
         publish_not_found_page(args.root, minor_version(release), args.branch)
         print(f"{NOT_FOUND_PAGE} at the root of {args.branch}: torch {minor_version(release)}'s")
     return deployed
+
+
+def _published_problems(args: argparse.Namespace, path: str) -> list[str]:
+    """What `check-site` finds in the version just committed to the branch (its blocks all ran, or came
+    from a verified store, in a build of this tree)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        site = published_site(args.root, args.branch, path, Path(scratch))
+        return site_problems(site, args.root, args.docs_dir)
 
 
 def translations(args: argparse.Namespace) -> int:
@@ -125,7 +152,7 @@ def translations(args: argparse.Namespace) -> int:
 
 
 def check_site(args: argparse.Namespace) -> int:
-    problems = site_problems(args.site.resolve(), args.root)
+    problems = site_problems(args.site.resolve(), args.root, args.docs_dir)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     return 1 if problems else 0
@@ -183,8 +210,8 @@ def main() -> int:
     args.root = args.root.resolve()
     try:
         return args.run(args)
-    except (InputError, SettingError) as error:  # bad input: its message names the place
-        print(f"error: {error}", file=sys.stderr)
+    except InputError as error:  # bad input: its message names the place
+        print(escaped(f"error: {error}"), file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as failed:  # a tool the command ran: what it was and what it said
         print(f"error: {failed_command(failed)}", file=sys.stderr)

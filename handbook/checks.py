@@ -51,6 +51,13 @@ def check_translation(
             errors.append(f"{where}: translates no page: {config.blocks_dir}/{path} does not exist")
             continue
         errors += translations.block_differences(where, list(original.blocks), list(page.blocks))
+        original_file = f"{config.blocks_dir}/{path}"
+        original_text = read_text(root / original_file, original_file)
+        for section, line in translations.missing_sections(original_text, read_text(root / where, where)):
+            errors.append(
+                f"{where}: the original's section {section!r} ({original_file}:{line}) has no heading here: add its "
+                f"`## ... {{#{section}}}` (translated, or in English until it is), under which its notice shows"
+            )
     outdated = tuple((section, changed_on_of(root, config, section)) for section in outdated_translations(root, config))
     log = [
         f"translation outdated: {config.docs_dir}/{section.page} § {section.section}: {section.reason}"

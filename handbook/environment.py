@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import glob
 import importlib.util
+import os
 import platform
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,20 @@ CACHE_DIR = ".cache/handbook"  # below the repository root, unless HANDBOOK_CACH
 def cache_root(root: Path) -> Path:
     """Where every cache of the build lives (runs, source symbols, notebooks, torch's compile caches)."""
     return Path(switches.value(switches.CACHE_DIR) or root / CACHE_DIR).absolute()
+
+
+# A socket's path holds at most 107 bytes, and a page's multiprocessing (a DataLoader's workers, a
+# manager) makes its sockets in the page's temporary directory, which is in the build's: under a deep
+# TMPDIR (over this many characters) the build makes its directory in /tmp instead.
+SHORT_TEMPORARY_BASE = 40
+
+
+def temporary_base() -> str:
+    """Where the build makes its own temporary directory: the system's, unless it is too deep."""
+    base = tempfile.gettempdir()
+    if len(base) <= SHORT_TEMPORARY_BASE or not os.access("/tmp", os.W_OK | os.X_OK):
+        return base
+    return "/tmp"
 
 
 def this_platform() -> str:

@@ -87,3 +87,14 @@ def copy_within_branch(root: Path, branch: str, source: str, target: str, messag
         commit = run(root, "commit-tree", tree, "-p", branch, "-m", message, env=env).strip()
         run(root, "update-ref", f"refs/heads/{branch}", commit, env=env)
     return commit
+
+
+def extract(root: Path, commit: str, path: str, into: Path) -> None:
+    """Write the files `commit` (a commit or branch) holds under `path` beneath `into`."""
+    try:
+        archive = subprocess.run(
+            ["git", "archive", commit, path], cwd=root, capture_output=True, timeout=TIMEOUT, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive, capture_output=True, timeout=TIMEOUT, check=True)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise GitError(f"git archive {commit} {path}: {error}") from error

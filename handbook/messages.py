@@ -102,6 +102,8 @@ ZH: dict[str, str] = {
     "the block called sys.exit": "代码块调用了 sys.exit",
     "the page process exited during the block": "页面进程在代码块运行期间退出",
     "the page process crashed during the block": "页面进程在代码块运行期间崩溃",
+    "the page process sent the build a message it does not send (a block wrote to its socket)":
+        "页面进程向构建发送了它不会发送的消息（代码块写入了它与构建之间的套接字）",
     "the block ran past its timeout": "代码块运行超时",
     "the block printed too much": "代码块打印的内容过多",
     "the page ran past its memory limit": "页面超出了内存上限",

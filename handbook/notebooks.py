@@ -12,6 +12,7 @@ it under the title, with Colab (CONTRIBUTING.md, "Notebooks"). No page renders i
 
 from __future__ import annotations
 
+import ast
 import html
 import posixpath
 import re
@@ -33,6 +34,30 @@ INSTALL_TAG = "install"  # the cell a test run of the notebook leaves out
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 COLAB = "https://colab.research.google.com/github"
 GPU_CELL_NOTE = translatable("# GPU-only: needs CUDA. On Colab, choose a GPU runtime (Runtime > Change runtime type).")
+
+
+def value_not_shown(code: str) -> str:
+    """`code` with `;` after its last statement where that is an expression other than a `print`: Jupyter
+    and Colab show the value of such a statement, and the page, which shows what a block printed, does
+    not. The `;` keeps the notebook showing what the page shows."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return code
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Expr) or _is_print(last.value):
+        return code
+    lines = code.split("\n")
+    line = lines[last.end_lineno - 1].encode()  # ast's offsets count UTF-8 bytes
+    before, after = line[: last.end_col_offset].decode(), line[last.end_col_offset :].decode()
+    if after.lstrip().startswith(";"):
+        return code
+    lines[last.end_lineno - 1] = f"{before};{after}"
+    return "\n".join(lines)
+
+
+def _is_print(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
 
 
 def notebook_path(page: str) -> str:
@@ -94,7 +119,8 @@ def chapter_notebook(
         text = "\n".join(lines[start:first]).strip()
         if text:
             cells.append(new_markdown_cell(prose(text)))
-        cell = new_code_cell(block.code if block.device != "cuda" else f"{words(GPU_CELL_NOTE)}\n{block.code}")
+        code = value_not_shown(block.code)
+        cell = new_code_cell(code if block.device != "cuda" else f"{words(GPU_CELL_NOTE)}\n{code}")
         if outputs.get(block.id):
             cell.outputs = [new_output("stream", name="stdout", text=outputs[block.id] + "\n")]
         if figures.get(block.id):  # shown as Jupyter shows a figure; its alt text for readers who cannot see it

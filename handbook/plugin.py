@@ -27,8 +27,8 @@ from handbook.checks import Remembered
 from handbook.edition import Edition
 from handbook.errors import InputError, failed_command
 from handbook.execution.figures import figure_path
-from handbook.execution.runner import SettingError
 from handbook.execution.tree_guard import tree_digest
+from handbook.log_text import escaped
 from handbook.markdown_structure import heading_id, headings
 from handbook.messages import Words
 from handbook.prebuild import prepare
@@ -106,21 +106,21 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             self.edition = edition = prepare(
                 self.root, self.site_config, serving=self.serving, remembered=getattr(self, "remembered", None)
             )
-        except (InputError, SettingError) as error:
-            raise PluginError(str(error)) from error
+        except InputError as error:
+            raise PluginError(escaped(str(error))) from error
         except subprocess.CalledProcessError as failed:
             raise PluginError(failed_command(failed)) from failed
         for line in edition.log:
-            log.info(line)
+            log.info(escaped(line))
         if edition.site.tree_changed:
             log.warning(
                 "the tree changed while pages ran (your own edit, or a page's): nothing of the runs it may have "
                 "touched was cached, and the rebuild your edit starts runs them again:\n"
-                + "\n".join(edition.site.tree_changed)
+                + escaped("\n".join(edition.site.tree_changed))
             )
         config.extra["handbook"] = header_values(edition, datetime.now(UTC).date().isoformat())
         if edition.problems:
-            message = "\n\n".join(edition.problems)
+            message = escaped("\n\n".join(edition.problems))
             if not self.serving:
                 raise PluginError(message)
             log.error(message)
@@ -194,6 +194,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         )
         if page.file.generated_by:
             return markdown
+        if problems := page_meta.front_matter(page.meta, f"{edition.docs_dir}/{src}"):
+            raise PluginError("\n".join(problems))
         original = next(
             (alternate for alternate in self.alternates(config, page) if alternate["lang"] == languages.DEFAULT), None
         )

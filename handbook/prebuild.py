@@ -100,12 +100,13 @@ def _run(
     site = pipeline.execute(
         root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages
     )
-    if stored is not None and not site.executed_pages:  # every page as the execute step ran it, checked again now
-        site.executed_pages, site.seconds = stored.executed_pages, stored.seconds
+    refused = [f"a stored run was not believed, and its page not taken from it: {why}" for why in site.refused]
+    if stored is not None and not site.executed_pages and not site.refused:  # every page as the execute step ran it
+        site.executed_pages, site.seconds = stored.executed_pages, stored.seconds  # checked again now
         for result in site.all_results():
             result.ran_again = result.block.page in stored.ran_again
         return site, True, [f"ran no page: the execute step's record of this tree is fresh ({record.shown})"]
-    return site, False, _execution_log(site)
+    return site, False, refused + _execution_log(site)
 
 
 def _execution_log(site: SiteRun) -> list[str]:

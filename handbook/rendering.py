@@ -183,7 +183,7 @@ class PageRenderer:
                 "{left_out}; the whole output is in {recording}.", left_out=left_out, recording=result.recording
             )
             parts.append(_note(whole, "cut"))
-        if result.status in {Status.UNRECORDED, Status.DRIFT}:
+        if result.status.against_recording:
             unmatched = words("Not matching a recording ({status}); `make goldens` records it.", status=result.status)
             parts.append(_note(unmatched, "warning"))
         by_output: dict[str, list[str]] = {}
@@ -212,7 +212,7 @@ class PageRenderer:
             title = _attribute(words("This block in the handbook's repository"))
             place = f'<a href="{html.escape(url)}" title="{title}">{place}</a>'
         kind, run_it = "handbook-origin", ""
-        if result.status in {Status.GPU_RECORDED, Status.GPU_MISSING}:
+        if result.status.gpu_only:
             kind += " .handbook-gpu"
             if self.colab_url:
                 link = f'<a href="{html.escape(self.colab_url)}">{html.escape(words("open this chapter in Colab"))}</a>'
@@ -257,7 +257,7 @@ def how_shown(result: BlockResult, language: str = "en") -> str:
         )
     if status == Status.RECORDED:
         return words("not run in this build; shown from its recording (a render-only preview).")
-    if not status.passes and status not in {Status.DRIFT, Status.UNRECORDED}:
+    if not status.passes and not status.against_recording:
         return words("{meaning}.", meaning=words(status.meaning))
     if status == Status.CACHED or result.from_cache:
         return words("ran in an earlier build; its run was reused from the execution cache.")

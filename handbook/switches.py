@@ -25,11 +25,22 @@ SITE_URL = "HANDBOOK_SITE_URL"
 # Set by the build itself, or by its tests:
 PAGE_READ_ONLY = "HANDBOOK_PAGE_READ_ONLY"  # the caches pages see read-only (the pipeline sets it)
 GOLDENS_KILL_AT = "HANDBOOK_GOLDENS_KILL_AT"  # tests: where a re-recording kills itself
+# Tests: what a page may see beyond what every page does (a page inherits only the build's settings,
+# and writes only its own directories): more variables (names, comma-separated) and directories (os.pathsep).
+PAGE_VARIABLES = "HANDBOOK_PAGE_VARIABLES"
+PAGE_WRITABLE = "HANDBOOK_PAGE_WRITABLE"
 
-# The switches that change what a page's run ends in (a timeout, a memory limit, what it may write).
-LIMITS = (BLOCK_TIMEOUT, PAGE_MEMORY, READ_ONLY_TREE)
+# The switches that change what a page's run ends in (a timeout, a memory limit, what it may write or see).
+LIMITS = (BLOCK_TIMEOUT, PAGE_MEMORY, READ_ONLY_TREE, PAGE_VARIABLES, PAGE_WRITABLE)
 # The switches a user sets, in the order of ARCHITECTURE.md's table.
 DOCUMENTED = (BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK)
+
+
+# Every switch above, each a setting a page may inherit (none holds a secret).
+ALL = (
+    BLOCK_TIMEOUT, PAGE_MEMORY, CACHE, EXECUTE, CACHE_DIR, READ_ONLY_TREE, COMPILE_LOCK, *PAGE_CACHES,
+    VERSION_PROVIDER, SITE_URL, PAGE_READ_ONLY, GOLDENS_KILL_AT, PAGE_VARIABLES, PAGE_WRITABLE,
+)  # fmt: skip
 
 
 def value(name: str) -> str | None:

@@ -104,6 +104,13 @@ def outdated_sections(page: str, original: str, translated: str) -> list[Outdate
     return found + [Outdated(page, section, mark, None) for section, mark in recorded.items() if section not in current]
 
 
+def missing_sections(original: str, translated: str) -> list[tuple[str, int]]:
+    """The `##` sections of `original` that `translated` has no heading for (by anchor id): (id, the
+    original heading's 1-based line). Such a section's notice would have nowhere to show."""
+    have = section_texts(translated)
+    return [(section, line + 1) for section, (line, _) in section_texts(original).items() if section not in have]
+
+
 def marked(original: str, translated: str) -> str:
     """`translated` with each section's mark naming the original's current revision (added where missing)."""
     current = {section: revision(text) for section, (_, text) in section_texts(original).items()}

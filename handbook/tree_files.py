@@ -17,8 +17,9 @@ from handbook.errors import InputError
 
 # Where the pages whose blocks run are, unless a site's configuration says otherwise.
 DOCS_DIR = "docs"
-# What a build publishes (docs/), runs (snippets/) and writes (recordings/).
-LINK_FREE = (DOCS_DIR, "snippets", "recordings")
+# What a build publishes (docs/, its translation docs-zh/, the theme's overrides/), runs (snippets/) and
+# writes (recordings/).
+LINK_FREE = (DOCS_DIR, "docs-zh", "overrides", "snippets", "recordings")
 
 
 class TreeError(InputError):
@@ -67,11 +68,11 @@ def read_text(path: Path, shown: str) -> str:
         raise TreeError(f"{shown}: cannot be read ({error.strerror})") from error
 
 
-def links_in(root: Path) -> list[str]:
-    """Every symbolic link under the `LINK_FREE` directories, repository-relative."""
+def links_in(root: Path, also: tuple[str, ...] = ()) -> list[str]:
+    """Every symbolic link under the `LINK_FREE` directories (and `also`), repository-relative."""
     base = root.resolve()
     found = []
-    for name in LINK_FREE:
+    for name in dict.fromkeys([*LINK_FREE, *also]):
         top = base / name
         if top.is_symlink():
             found.append(name)
@@ -83,9 +84,9 @@ def links_in(root: Path) -> list[str]:
     return sorted(found)
 
 
-def refuse_links(root: Path) -> None:
-    """Raise a TreeError naming every symbolic link where none may be."""
-    links = links_in(root)
+def refuse_links(root: Path, also: tuple[str, ...] = ()) -> None:
+    """Raise a TreeError naming every symbolic link where none may be (`also`: a docs_dir of another name)."""
+    links = links_in(root, also)
     if links:
         raise TreeError(f"symbolic link(s) in the repository: {', '.join(links)}; {LINKS_REFUSED}")
 

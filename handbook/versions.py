@@ -13,15 +13,15 @@ from pathlib import Path
 
 from handbook import git, switches
 from handbook.environment import minor_version
-from handbook.releases import recorded_releases
+from handbook.releases import is_final, recorded_releases
 
 NOT_FOUND_PAGE = "404.html"
 LATEST = "latest"  # the alias of the newest recorded release, and the default version
 
 
 def carries_latest(root: Path, release: str) -> bool:
-    """Whether `release` is the newest recorded one: its version is `latest`, the default."""
-    releases = recorded_releases(root)
+    """Whether `release` is the newest recorded final release: its version is `latest`, the default."""
+    releases = [recorded for recorded in recorded_releases(root) if is_final(recorded)]
     return bool(releases) and releases[-1] == release
 
 
@@ -62,3 +62,22 @@ def publish_not_found_page(root: Path, version: str, branch: str = "gh-pages") -
     Returns the new commit."""
     message = f"{NOT_FOUND_PAGE} at the root: torch {version}'s"
     return git.copy_within_branch(root, branch, f"{version}/{NOT_FOUND_PAGE}", NOT_FOUND_PAGE, message)
+
+
+def branch_commit(root: Path, branch: str = "gh-pages") -> str | None:
+    """The commit `branch` is at, or None where there is no such branch."""
+    commit = git.read(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
+    return commit.strip() if commit else None
+
+
+def restore_branch(root: Path, branch: str, commit: str | None) -> None:
+    """Put `branch` back at `commit` (delete it where it did not exist): a deploy that published what
+    may not be published is undone before anything is pushed."""
+    ref = f"refs/heads/{branch}"
+    git.run(root, "update-ref", ref, commit) if commit else git.run(root, "update-ref", "-d", ref)
+
+
+def published_site(root: Path, branch: str, path: str, into: Path) -> Path:
+    """The files `branch` holds under `path` (a version's site), written under `into`; their directory."""
+    git.extract(root, branch, path, into)
+    return into / path

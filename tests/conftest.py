@@ -155,8 +155,8 @@ def deployed(project) -> tuple[Project, Path]:
     )
     shutil.copytree(REPO / "overrides", project.root / "overrides")
     shutil.copytree(REPO / "docs" / "assets", project.root / "docs" / "assets")
-    for release in ("2.13.0", "2.14.1"):
-        (project.root / "recordings" / f"torch-{release}").mkdir(parents=True, exist_ok=True)
+    for release in ("2.13.0", "2.14.1"):  # recorded releases: each holds its source anchors
+        project.write(f"recordings/torch-{release}/source-anchors.tsv", "")
     identity = {
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@t",

@@ -186,7 +186,18 @@ def test_an_escaped_or_source_include_is_not_a_file(project):
     assert scan_page(project.root, "docs", "p.md").blocks == ()
 
 
-@pytest.mark.parametrize("where", ["snippets/t/x.py", "snippets/t", "docs/linked.md", "recordings/torch-2.13.0"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "snippets/t/x.py",
+        "snippets/t",
+        "docs/linked.md",
+        "recordings/torch-2.13.0",
+        # The translation's pages and the theme's templates are published too.
+        "docs-zh/linked.md",
+        "overrides/partials/linked.html",
+    ],
+)
 def test_a_symlink_where_the_build_publishes_runs_or_writes_is_refused(project, where):
     (project.root.parent / "passwd").write_text("root:x:0:0::/root:/bin/bash\n")
     project.write("docs/p.md", '# P\n\n```python exec="on"\n--8<-- "snippets/t/x.py"\n```\n')
@@ -279,3 +290,22 @@ def test_a_figure_block_knows_its_file_and_alt_and_two_blocks_cannot_draw_one_fi
     (tmp_path / "docs/p.md").write_text(f"# P\n\n{fence}\n{fence}")
     with pytest.raises(BlockError, match=r"docs/p.md:7 \(block 2\): figure='s.svg' is drawn by two blocks"):
         scan_page(tmp_path, "docs", "p.md")
+
+
+@pytest.mark.parametrize(
+    "fence",
+    ['```python3 exec="on"', "```Python", "```pycon", "```py3", '```PY exec="on"', "``` python3", "~~~ipython"]
+    + ['```{.python3 exec="on"}'],
+)
+def test_a_fence_of_python_under_another_name_fails_rather_than_show_code_no_build_ran(tmp_path, fence):
+    closing = fence[:3]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/p.md").write_text(f"# P\n\n{fence}\n>>> print(1)\n1\n{closing}\n")
+    with pytest.raises(BlockError, match=r"docs/p\.md:3 \(block 1\): a fence of '.*' shows Python that no build"):
+        scan_page(tmp_path, "docs", "p.md")
+
+
+def test_other_languages_are_shown_as_code(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/p.md").write_text("# P\n\n```text\n>>> print(1)\n```\n\n```cpp\nint x;\n```\n")
+    assert scan_page(tmp_path, "docs", "p.md").blocks == ()

@@ -72,3 +72,22 @@ def test_where_no_group_can_be_made_nothing_is_ended_and_pages_run():
     assert cgroups.end(None) == []
     runs = run_pages([PageJob("p", [BlockJob("print('ran')", "docs/p.md", 1, 30)])], REPO)["p"]
     assert runs[0].status == "ok" and runs[0].output == "ran\n"
+
+
+@CGROUPS
+def test_the_group_of_a_page_whose_build_was_killed_is_ended_by_the_next_build():
+    """A page's group outlives a build killed with SIGKILL; the next build kills what it holds and removes it."""
+    left = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a page that is gone: its pid names the stale group
+    stale = cgroups.page_group(gone.pid)
+    try:
+        stale.mkdir()
+        (stale / "cgroup.procs").write_text(f"{left.pid}\n")
+        cgroups.remove_stale()
+        assert left.wait(timeout=10) == -signal.SIGKILL
+        assert not stale.exists()
+    finally:
+        left.kill()
+        if stale.exists():
+            cgroups.end(stale)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from handbook.environment import (
     installed_torch,
     release_of,
     release_order,
+    temporary_base,
     version_key,
 )
 from handbook.errors import InputError
@@ -74,3 +76,13 @@ def test_the_identity_is_read_from_version_py_as_torch_writes_it(tmp_path, cuda,
     assert Environment.of(identity).release == "2.15.0"
     if cuda is None:
         assert not gpu_possible(identity)  # a CPU build never runs CUDA, whatever the machine has
+
+
+def test_the_builds_temporary_directory_is_shallow_enough_for_a_pages_sockets(monkeypatch, tmp_path):
+    """A DataLoader's workers failed with 'AF_UNIX path too long' under a deep TMPDIR (`make steadiness`)."""
+    deep = tmp_path / ("a-temporary-directory-with-a-long-name-" * 3) / "and-one-more-level"
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    assert temporary_base() == "/tmp"
+    monkeypatch.setattr(tempfile, "tempdir", "/var/tmp")
+    assert temporary_base() == "/var/tmp"

@@ -16,7 +16,6 @@ from handbook.execution.failures import failure_message
 from handbook.execution.pipeline import execute, page_environment
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import SiteRun
-from handbook.execution.status import Status
 
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
@@ -36,7 +35,7 @@ def test_block(block):
     assert result.block == block
     if not result.passed:
         pytest.fail(failure_message(result), pytrace=False)
-    if result.status in {Status.GPU_RECORDED, Status.GPU_MISSING}:
+    if result.status.gpu_only:
         # Nothing ran: a GPU-only block on a machine without CUDA is not a pass.
         pytest.skip(f"GPU-only block and no CUDA device here; {result.status.meaning}")
 

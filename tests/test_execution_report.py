@@ -50,3 +50,30 @@ def test_a_site_of_another_tree_fails_the_check(built):
     page.write_text(page.read_text() + "\nA later sentence.\n")
     result = check_site(built)
     assert result.returncode == 1 and "built from another state of the tree" in result.stderr
+
+
+def test_a_render_only_build_fails_the_check_whatever_its_blocks_show(built):
+    result = built.build(HANDBOOK_EXECUTE="0")
+    assert result.returncode == 0, result.stderr  # a preview builds
+    checked = check_site(built)
+    assert checked.returncode == 1
+    assert "demo.md, block block-1 (docs/demo.md:8): recorded (a render-only build: it did not run)" in checked.stderr
+
+
+@pytest.mark.parametrize(
+    "tamper, said",
+    [
+        (lambda blocks: blocks[0].update(status="skipped"), "demo.md, block block-1 (docs/demo.md:8): skipped"),
+        (lambda blocks: blocks[0].update(status="gpu-missing"), "block-1 (docs/demo.md:8): gpu-missing"),
+        (lambda blocks: blocks.clear(), "demo.md, block block-1 (docs/demo.md:8): not in the report"),
+        (lambda blocks: blocks.append({**blocks[0], "id": "other"}), "demo.md, block other: in the report, not in"),
+    ],
+    ids=["skipped", "gpu-missing on a CPU block", "left out", "not the tree's"],
+)
+def test_a_report_whose_blocks_did_not_all_run_here_fails_the_check(built, tamper, said):
+    path = built.root / "site/execution-report.json"
+    report = json.loads(path.read_text())
+    tamper(report["blocks"])
+    path.write_text(json.dumps(report))
+    result = check_site(built)
+    assert result.returncode == 1 and said in result.stderr

@@ -170,3 +170,15 @@ def test_each_process_a_block_left_running_is_named_with_the_block():
         "docs/b.md, block 1 (block-1), snippets/b/code.py:10: killed a process it left running: sleep 7",
     ]
     assert killed_processes(site(result(Status.OK))) == []
+
+
+def test_a_failure_and_a_killed_process_say_nothing_as_the_build():
+    """A block's error, its output and the command line of a process it left running reach the build's
+    log: a line of theirs that a CI runner would run (`::error`), or a terminal escape, is escaped."""
+    failed = result(Status.RAISED, error="Traceback\n::add-mask::token", output="\x1b]0;title\x07out\n::error::x")
+    message = failure_message(failed)
+    assert "\n::" not in message and "\n    ::" not in message and "\x1b" not in message
+    assert "\\    ::add-mask::token" in message
+    left = result(Status.OK, leftovers=["sleep 100\n::error title=pwned::the build passed"])
+    (line,) = killed_processes(site(left))
+    assert "\n::error" not in line and "\n\\::error title=pwned" in line

@@ -68,6 +68,10 @@ def svg(body: str, root_attributes: str = "") -> bytes:
         (svg("<style>@import url(https://evil.example/s.css);</style>"), "imports a stylesheet"),
         (svg("<style>rect{fill:u\\72l(https://x)}</style>"), "holds a CSS escape"),
         (svg('<rect xml:base="https://evil.example/"/>'), "has an attribute"),
+        # A bare string is an address to these: no url() to check.
+        (svg("<style>rect{fill:image-set('https://evil.example/p' 1x)}</style>"), "calls image-set()"),
+        (svg("<rect style=\"fill: -webkit-image-set('//evil.example/p' 1x)\"/>"), "calls -webkit-image-set()"),
+        (svg("<style>rect{fill:cross-fade('https://evil.example/p', red)}</style>"), "calls cross-fade()"),
         (svg("<html:p xmlns:html='http://www.w3.org/1999/xhtml'/>"), "holds a"),
         (b'<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>', "DTD or entities"),
         (

@@ -12,6 +12,7 @@ BASE = {
     "handbook.environment",
     "handbook.errors",
     "handbook.git",
+    "handbook.log_text",
     "handbook.markdown_structure",
     "handbook.messages",
     "handbook.releases",

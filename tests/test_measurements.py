@@ -21,13 +21,19 @@ an ordinary line: 3.45x
 silu_iter vs silu_naive: 1.05x (measured; claim: between 0.67 and 1.5)"""
 
 
-def test_only_the_measured_values_are_masked():
+def test_only_the_measured_numbers_are_masked_their_units_kept():
     assert masked(OUTPUT) == (
         "vector code for this CPU: <measured> (measured; claim: one of AVX2, NEON, DEFAULT)\n"
-        "F.silu vs silu_naive: <measured> (measured; claim: > 2 with AVX2 or AVX512, > 0.67 otherwise)\n"
+        "F.silu vs silu_naive: <measured>x (measured; claim: > 2 with AVX2 or AVX512, > 0.67 otherwise)\n"
         "an ordinary line: 3.45x\n"
-        "silu_iter vs silu_naive: <measured> (measured; claim: between 0.67 and 1.5)"
+        "silu_iter vs silu_naive: <measured>x (measured; claim: between 0.67 and 1.5)"
     )
+
+
+def test_another_unit_is_another_output():
+    """`3.1x` and `3.1ms` both hold `> 2`: the unit is what the recording says, and is compared."""
+    assert masked(OUTPUT.replace("3.45x (", "3.45ms (")) != masked(OUTPUT)
+    assert masked("t: 3 (measured; claim: > 2)") != masked("t: 3s (measured; claim: > 2)")
 
 
 def test_another_value_masks_alike_and_another_claim_does_not():
@@ -87,6 +93,13 @@ def test_a_broken_claim_names_the_line_the_value_the_claim_and_its_branch():
         ("x: 1.0 (measured; claim: > 2 with AVX2)", "ends with '<claim> otherwise'"),
         ("x: 1.0 (measured; claim: > 2 on AVX2, > 1 otherwise)", "is not '<claim> with"),
         (f"x: 1.0 (measured; claim: > {'1' * MAX_CLAIM_CHARS})", "longer than"),
+        # Read as 1 and as 3 they would hold: a number is ASCII digits with no exponent.
+        ("x: 1e-9x (measured; claim: between 0.5 and 2)", "is not a number"),
+        ("x: \u0663x (measured; claim: > 2)", "is not a number"),
+        ("x: 3x (measured; claim: > \u0662)", "is not one of"),
+        # A capability is one ATen names, as it names it: a branch no machine takes checks nothing.
+        ("x: 1.0x (measured; claim: > 100 with avx2, > 0.5 otherwise)", "is not '<claim> with"),
+        ("x: 1.0x (measured; claim: > 100 with AVX3, > 0.5 otherwise)", "'AVX3' is not a CPU capability"),
     ],
 )
 def test_a_claim_that_cannot_be_read_is_broken_and_says_why(line, problem):
@@ -94,6 +107,16 @@ def test_a_claim_that_cannot_be_read_is_broken_and_says_why(line, problem):
     assert message.startswith("output line 1: ") and problem in message
     with pytest.raises(ClaimError):
         claim_holds(line.partition("claim: ")[2].removesuffix(")"), line.split(": ")[1].split(" ")[0])
+
+
+def test_two_claims_on_one_line_are_broken():
+    line = "a: 1.0x (measured; claim: > 100) b: 1.0x (measured; claim: > 0.5)"
+    assert broken_claims(line, "AVX2") == ["output line 1: two measured values on one line; print one claim a line"]
+
+
+def test_a_claim_that_names_known_capabilities_applies_its_branch():
+    claim = "> 2 with AVX2 or AVX512, > 0.67 otherwise"
+    assert claim_for(claim, "AVX2") == "> 2" and claim_for(claim, "SVE256") == "> 0.67"
 
 
 def test_masking_and_checking_are_linear_on_megabytes(timed):

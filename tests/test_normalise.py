@@ -33,6 +33,14 @@ def test_the_cuda_toolkit_warning_goes_since_only_some_machines_print_it():
     )
 
 
+def test_a_pages_own_directories_and_temporary_files_are_one_temporary_path():
+    import tempfile
+
+    build = f"{tempfile.gettempdir()}/handbook-build-x1/page-ab_c"
+    text = f"{build}\n{build}-tmp/tmpq1w2/head.pt2\n{tempfile.gettempdir()}/tmpz/a.pt"
+    assert normalise(text, REPO) == "<tmp>\n<tmp>/head.pt2\n<tmp>/a.pt"
+
+
 def test_trailing_whitespace_goes_from_every_line_and_the_end():
     assert normalise("a \t\n \nb\t\n\n\n", REPO) == "a\n\nb"
     assert normalise("keeps  inner  space", REPO) == "keeps  inner  space"
@@ -60,6 +68,8 @@ ADVERSARIAL = {
     "temporary_paths": [
         "(tempfile.gettempdir() + '/tmp') * (N // 10)",
         "tempfile.gettempdir() + '/page-' + 'a' * N",
+        "(tempfile.gettempdir() + '/handbook-build-a/page-a/') * (N // 40)",
+        "tempfile.gettempdir() + '/handbook-build-' + 'a' * N",
     ],
     "addresses": [
         "'0x1234567 ' * (N // 10)",

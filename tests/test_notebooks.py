@@ -29,6 +29,7 @@ from handbook.notebooks import (
     link_base,
     page_url,
     site_link,
+    value_not_shown,
     with_notebook_links,
     with_site_links,
     write,
@@ -139,6 +140,13 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
         o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"
     ]
     assert not errors
+    # A value Jupyter shows (an `execute_result`) is one the page, which shows what a block printed, does not.
+    shown = [
+        cell.source.splitlines()[-1]
+        for cell in notebook.cells
+        if cell.cell_type == "code" and any(o.output_type == "execute_result" for o in cell.outputs)
+    ]
+    assert not shown, f"cells that show a value the page does not: {shown}"
     differing = [
         f"{cell.source.splitlines()[0]}\n  recorded: {comparable(expected[cell.source])!r}\n  notebook: "
         f"{comparable(cell_output(cell))!r}"
@@ -308,3 +316,19 @@ def test_in_chinese_the_links_and_the_comments_the_build_adds_are_chinese():
         notebook.cells[-1].source
         == "# 仅限 GPU：需要 CUDA。在 Colab 中请选择 GPU 运行时（代码执行程序 > 更改运行时类型）。\nprint(1)"
     )
+
+
+@pytest.mark.parametrize(
+    "code, cell",
+    [
+        ("x = 1\nx + 1", "x = 1\nx + 1;"),  # Jupyter would show 2; the page shows nothing
+        ("f(a,\n  b)  # a comment", "f(a,\n  b);  # a comment"),
+        ("'字' + s", "'字' + s;"),  # offsets in bytes, the line in characters
+        ("t.add_(1);", "t.add_(1);"),
+        ("print(1)", "print(1)"),  # prints, and shows no value
+        ("for i in r:\n    i", "for i in r:\n    i"),  # a loop shows nothing
+        ("x = 1", "x = 1"),
+    ],
+)
+def test_a_cell_shows_no_value_the_page_does_not(code, cell):
+    assert value_not_shown(code) == cell

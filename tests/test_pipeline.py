@@ -6,13 +6,16 @@ The pipeline end to end (pages run in processes of their own) is `tests/test_plu
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from handbook.execution.blocks import Block, Page
 from handbook.execution.cache import ExecutionCache
-from handbook.execution.pipeline import _cached_runs, check, check_predictions
+from handbook.execution.pipeline import _cached_runs, check, check_predictions, stored_runs
 from handbook.execution.recordings import Recordings
-from handbook.execution.results import BlockRun
+from handbook.execution.results import BlockRun, run_as_json
 from handbook.execution.status import Status
 
 BLOCK = Block("ch.md", 1, "shapes", "print(1)", "docs/ch.md", 3, 2)
@@ -128,3 +131,65 @@ def test_pages_hash_strings_with_seed_0_whatever_the_build_inherited(monkeypatch
     monkeypatch.setenv("PYTHONHASHSEED", "random")
     prepare_page_processes(tmp_path)
     assert os.environ["PYTHONHASHSEED"] == "0"
+
+
+GPU_BLOCK = Block("ch.md", 2, "gpu", "print(2)", "docs/ch.md", 7, 6, options={"device": "cuda"})
+DRAWING = Block(
+    "ch.md", 3, "fig", "draw()", "docs/ch.md", 11, 10, options={"figure": "a.svg", "alt": "a figure of one thing"}
+)
+SVG = '<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>'
+
+
+@pytest.mark.parametrize(
+    "block, run",
+    [
+        # A CPU block stored as not run, or as shown from a recording: it would show any output as run.
+        (BLOCK, BlockRun(Status.SKIPPED, "forged\n")),
+        (BLOCK, BlockRun(Status.RECORDED, "forged\n")),
+        (BLOCK, BlockRun(Status.GPU_MISSING, "")),
+        (BLOCK, BlockRun(Status.GPU_RECORDED, "forged\n")),
+        (BLOCK, BlockRun(Status.RAISED, "forged\n")),
+        # A GPU-only block stored as run on a machine without a GPU.
+        (GPU_BLOCK, BlockRun(Status.OK, "forged\n")),
+        # A figure that runs a script where the site shows it, or one where the block draws none.
+        (DRAWING, BlockRun(Status.OK, "", figure=SVG.replace("<rect", "<script>alert(1)</script><rect"))),
+        (BLOCK, BlockRun(Status.OK, "1\n", figure=SVG)),
+        # A machine that is not one (its claim's branch would be another CPU's).
+        (BLOCK, BlockRun(Status.OK, "1\n", machine={**MACHINE, "threads": "1"})),
+        (BLOCK, BlockRun(Status.OK, "1\n", machine={"cpu": "Apple M9", "capability": "AVX2"})),
+    ],
+    ids=[
+        "skipped",
+        "recorded",
+        "gpu-missing",
+        "gpu-recorded",
+        "raised",
+        "gpu-ran",
+        "script",
+        "figure",
+        "threads",
+        "m9",
+    ],
+)
+def test_a_stored_run_that_no_run_of_its_block_could_be_is_not_believed(tmp_path, block, run):
+    page = Page("ch.md", (block,))
+    for given, cached in (({"ch.md": [run]}, None), ({}, [run])):
+        cache = ExecutionCache(tmp_path / "exec")
+        if cached:
+            cache.store("a" * 64, [BlockRun(Status.OK)])  # an entry, overwritten below as a page could
+            (tmp_path / "exec/aa" / f"{'a' * 64}.json").write_text(json.dumps({"runs": [run_as_json(run)]}))
+        runs, to_run = _cached_runs([page], cache, {"ch.md": "a" * 64}, False, given)
+        assert runs == {} and [job.page for job in to_run] == ["ch.md"]
+
+
+def test_a_stored_run_that_could_be_is_used_as_its_blocks_with_its_figure_sanitised_again():
+    page = Page("ch.md", (BLOCK, GPU_BLOCK, DRAWING))
+    stored = [
+        BlockRun(Status.OK, "1\n", machine=MACHINE),
+        BlockRun(Status.GPU_MISSING, ""),
+        BlockRun(Status.OK, "", figure=SVG.replace("<rect", "<!-- a comment --><rect")),
+    ]
+    runs = stored_runs(page, stored, cuda=False, cached=True)
+    assert [r.status for r in runs] == [Status.CACHED, Status.SKIPPED, Status.CACHED]
+    assert runs[0].machine == MACHINE and runs[1].output == ""
+    assert "comment" not in runs[2].figure and runs[2].figure.startswith("<svg")

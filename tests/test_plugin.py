@@ -444,25 +444,25 @@ MEASURED = "import os\nprint(f\"ratio: {os.environ.get('RATIO', '1.00')}x (measu
 
 def test_a_measured_value_is_checked_by_its_claim_not_by_the_recording(recorded):
     make(recorded, MEASURED)
-    assert recorded.goldens(RATIO="1.00").returncode == 0
+    assert recorded.goldens(RATIO="1.00", HANDBOOK_PAGE_VARIABLES="RATIO").returncode == 0
     before = recorded.recordings()
-    other = recorded.build(RATIO="1.70", HANDBOOK_CACHE="0")
+    other = recorded.build(RATIO="1.70", HANDBOOK_PAGE_VARIABLES="RATIO", HANDBOOK_CACHE="0")
     assert other.returncode == 0, other.stderr
     html = (recorded.root / "site/demo/index.html").read_text()
     assert "ratio: 1.70x (measured; claim: between 0.5 and 2)" in html  # what this build measured
     assert "The value marked (measured; claim: …) was measured in this build on " in html
     assert "ATen CPU capability " in html and "1 intra-op thread(s)" in html
     # re-recording a new measured value changes no file
-    assert recorded.goldens(RATIO="1.30", HANDBOOK_CACHE="0").returncode == 0
+    assert recorded.goldens(RATIO="1.30", HANDBOOK_PAGE_VARIABLES="RATIO", HANDBOOK_CACHE="0").returncode == 0
     assert recorded.recordings() == before
-    broken = recorded.build(RATIO="2.50", HANDBOOK_CACHE="0")
+    broken = recorded.build(RATIO="2.50", HANDBOOK_PAGE_VARIABLES="RATIO", HANDBOOK_CACHE="0")
     assert broken.returncode != 0
     assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10" in broken.stderr
     assert "a measured value does not hold the claim printed beside it" in broken.stderr
     assert "ratio: measured 2.50x, which does not hold the claim between 0.5 and 2" in broken.stderr
     assert "measured on " in broken.stderr and "ATen CPU capability" in broken.stderr
     # a broken claim is no output to record
-    assert recorded.goldens(RATIO="2.50", HANDBOOK_CACHE="0").returncode != 0
+    assert recorded.goldens(RATIO="2.50", HANDBOOK_PAGE_VARIABLES="RATIO", HANDBOOK_CACHE="0").returncode != 0
     assert recorded.recordings() == before
 
 
@@ -497,15 +497,17 @@ def test_a_built_site_records_the_tree_it_was_built_from_so_tests_refuse_a_stale
 
 def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
     make(recorded, FLAKY)
-    runs = recorded.root.parent / "runs"  # outside the tree, which pages may see read-only
+    runs = recorded.root.parent / "counted" / "runs"  # outside the tree, written by the page (let through)
+    runs.parent.mkdir()
     runs.write_text("")
-    assert recorded.goldens(RUNS=str(runs), RATIOS="1.00").returncode == 0
+    through = {"HANDBOOK_PAGE_VARIABLES": "RUNS,RATIOS", "HANDBOOK_PAGE_WRITABLE": str(runs.parent), "RUNS": str(runs)}
+    assert recorded.goldens(RATIOS="1.00", **through).returncode == 0
     runs.write_text("")
-    noisy = recorded.build(RUNS=str(runs), RATIOS="9.99,1.00", HANDBOOK_CACHE="0")
+    noisy = recorded.build(RATIOS="9.99,1.00", HANDBOOK_CACHE="0", **through)
     assert noisy.returncode == 0, noisy.stderr  # missed once, held when run again
     assert runs.read_text() == "xx"
     runs.write_text("")
-    wrong = recorded.build(RUNS=str(runs), RATIOS="9.99,9.99", HANDBOOK_CACHE="0")
+    wrong = recorded.build(RATIOS="9.99,9.99", HANDBOOK_CACHE="0", **through)
     assert wrong.returncode != 0 and runs.read_text() == "xx"
     assert "ratio: measured 9.99x, which does not hold the claim between 0.5 and 2" in wrong.stderr
     assert "its page ran a second time in this build, fresh" in wrong.stderr
@@ -513,14 +515,14 @@ def test_a_missed_claim_runs_its_page_again_and_a_second_miss_fails(recorded):
 
 def test_a_block_that_writes_a_page_and_edits_mkdocs_yml_fails_the_build_naming_both(recorded):
     """Unconfined (a writer's machine): the tree guard finds both changes after the page, and keeps nothing."""
-    cached = sorted((recorded.root / ".cache").rglob("exec/*/*.json"))
+    cached = sorted((recorded.root / ".cache").rglob("exec/**/*.json"))
     injected, config = recorded.root / "docs/injected.md", recorded.root / "mkdocs.yml"
     make(recorded, f"open({str(injected)!r}, 'w').write('# Injected')\nopen({str(config)!r}, 'a').write('# edited')")
     result = recorded.build(HANDBOOK_READ_ONLY_TREE="0")
     assert result.returncode != 0
     assert "pages changed the repository while they ran" in result.stderr
     assert "when docs/demo.md ended: docs/injected.md (added), mkdocs.yml (changed)" in result.stderr
-    assert sorted((recorded.root / ".cache").rglob("exec/*/*.json")) == cached  # nothing kept of that run
+    assert sorted((recorded.root / ".cache").rglob("exec/**/*.json")) == cached  # nothing kept of that run
     assert "Traceback" not in result.stderr
 
 
@@ -537,7 +539,7 @@ def test_a_confined_block_can_write_neither_the_tree_nor_the_stored_runs_but_tor
     """Where the build runs as root (CI), a page sees the tree and the build's caches read-only: a block
     cannot rewrite its recording, nor forge the stored run a later build would publish without running it."""
     (recording,) = recorded.root.glob("recordings/torch-*/demo/shapes-body.txt")
-    (entry,) = (recorded.root / ".cache").rglob("exec/*/*.json")
+    (entry,) = (recorded.root / ".cache").rglob("exec/**/*.json")
     before = recording.read_bytes(), entry.read_bytes()
     forge = (
         "import errno, os\n"
@@ -553,7 +555,7 @@ def test_a_confined_block_can_write_neither_the_tree_nor_the_stored_runs_but_tor
     make(recorded, forge)
     result = recorded.build()
     assert result.returncode == 0, result.stderr
-    assert "pages saw the tree and the build's caches read-only" in result.stderr
+    assert "pages saw the file system read-only but for their own directories, without privileges" in result.stderr
     assert (recording.read_bytes(), entry.read_bytes()) == before
 
 
@@ -659,9 +661,10 @@ def test_under_serve_a_writers_edit_while_pages_run_is_reported_and_the_site_reb
     """`mkdocs serve` itself: the writer saves a page while its blocks run. That is no page's doing
     (pages saw the tree read-only, or the guard cannot tell): a warning, not a failed build, and the
     edit is built."""
-    running = tmp_path / "block-running"  # outside the tree: the block says when it runs
+    running = tmp_path / "signal" / "block-running"  # outside the tree, let through: the block says when it runs
+    running.parent.mkdir()
     make(recorded, f"import pathlib, time\npathlib.Path({str(running)!r}).touch()\ntime.sleep(4)")
-    env = recorded.environment(HANDBOOK_CACHE="0")
+    env = recorded.environment(HANDBOOK_CACHE="0", HANDBOOK_PAGE_WRITABLE=str(running.parent))
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
@@ -814,3 +817,70 @@ def test_a_stale_figure_recording_fails_the_build(project):
     result = project.build()
     assert result.returncode != 0
     assert "recordings/torch-2.13.0/demo/gone.svg: a recording whose block is gone" in result.stderr
+
+
+# Blocks that try to get past the build: speak for their page, undo their view, forge a stored run.
+ATTACKS = {
+    "a forged message": (
+        "import json, os, struct\n"
+        "def is_socket(fd):\n"
+        "    try:\n"
+        "        return os.readlink(f'/proc/self/fd/{fd}').startswith('socket:')\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "fd = next(int(fd) for fd in os.listdir('/proc/self/fd') if is_socket(fd))\n"
+        "frame = json.dumps({'kind': 'machine', 'cpu': 'Apple M9', 'arch': 'arm64', 'capability': 'AVX2',"
+        " 'threads': 1}).encode()\n"
+        "os.write(fd, struct.pack('!I', len(frame)) + frame)\n"
+        "import time\ntime.sleep(5)"
+    ),
+    "a mount escape": (
+        "import os, subprocess\n"
+        "for command in (['mount', '-o', 'remount,rw', '/'], ['umount', '-l', os.getcwd()]):\n"
+        "    subprocess.run(command, check=True, capture_output=True)"
+    ),
+    "a forged stored run": (
+        "import glob, json, os\n"
+        "pattern = os.path.join(os.environ['HANDBOOK_CACHE_DIR'], 'exec', '**', '*.json')\n"
+        "for entry in glob.glob(pattern, recursive=True):\n"
+        "    with open(entry) as stored:\n"
+        "        data = json.load(stored)\n"
+        "    for run in data['runs']:\n"
+        "        run.update(status='skipped', output='forged output')\n"
+        "    with open(entry, 'w') as stored:\n"
+        "        json.dump(data, stored)"
+    ),
+}
+
+
+@pytest.mark.parametrize("view", ["1", "0"], ids=["as root" if REFUSED is None else "as it is", "without a view"])
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_a_block_that_gets_past_the_build_fails_it_naming_the_page_and_nothing_forged_is_shown(recorded, attack, view):
+    make(recorded, ATTACKS[attack])
+    result = recorded.build(HANDBOOK_READ_ONLY_TREE=view, HANDBOOK_CACHE="0")
+    assert result.returncode != 0
+    assert "docs/demo.md" in result.stderr and "Aborted with a BuildError!" in result.stdout  # not a crash
+    if attack == "a forged message":
+        assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10" in result.stderr
+        assert "a block may not speak for its page" in result.stderr
+    make(recorded)  # the page as it was: whatever the attack left is not believed
+    again = recorded.build()
+    assert again.returncode == 0, again.stderr
+    assert "forged" not in (recorded.root / "site/demo/index.html").read_text()
+
+
+@pytest.mark.parametrize("view", ["1", "0"], ids=["as root" if REFUSED is None else "as it is", "without a view"])
+def test_a_block_that_moves_the_published_branch_fails_the_build_naming_the_page(recorded, view):
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    for command in (["init", "-q", "-b", "main"], [*identity, "commit", "-q", "--allow-empty", "-m", "a"]):
+        subprocess.run(["git", *command], cwd=recorded.root, check=True, capture_output=True)
+    subprocess.run(["git", "branch", "gh-pages"], cwd=recorded.root, check=True)
+    branch = recorded.root / ".git/refs/heads/gh-pages"
+    before = branch.read_text()
+    make(recorded, f"with open({str(branch)!r}, 'w') as ref:\n    ref.write('0' * 40 + '\\n')")
+    result = recorded.build(HANDBOOK_READ_ONLY_TREE=view, HANDBOOK_CACHE="0")
+    assert result.returncode != 0 and "docs/demo.md" in result.stderr
+    if view == "0":
+        assert ".git/refs/heads/gh-pages (changed)" in result.stderr
+    else:
+        assert "Read-only file system" in result.stderr and branch.read_text() == before

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 from handbook.mkdocs_config import load_site_config
 
@@ -94,7 +97,8 @@ def test_a_forged_or_corrupt_record_is_not_shown(project):
     record.write_text(record.read_text().replace("strides: (3, 1)", "strides: forged"))
     forged = build(project, "site")  # checked again, the forged run drifts: its page runs again, fresh
     assert forged.returncode == 0, forged.stderr
-    assert "executed 1 page(s)" in forged.stderr
+    assert "executed 1 page(s)" in forged.stderr and "ran no page" not in forged.stderr
+    assert "a stored run was not believed, and its page not taken from it: the execute step's record: " in forged.stderr
     assert "forged" not in (project.root / "site/demo/index.html").read_text()
     record.write_text('{"key": 1')
     corrupt = build(project, "site")
@@ -112,3 +116,23 @@ def test_an_execute_step_that_finds_problems_fails_naming_them_and_records_nothi
     drifted = execute(project)
     assert drifted.returncode == 1 and "the output differs from its recording" in drifted.stderr
     assert not list((project.root / RECORD).glob("*.json"))
+
+
+@pytest.mark.parametrize("status", ["skipped", "gpu-missing", "recorded", "gpu-recorded"])
+def test_a_record_that_says_a_block_was_not_run_is_not_believed(project, status):
+    """A stored run marked skipped, recorded or GPU-only showed any output, or none, as 'ran in this
+    build': a store is checked against what its blocks are, and this one is not used."""
+    recorded(project)
+    assert execute(project).returncode == 0
+    (record,) = (project.root / RECORD).glob("*.json")
+    data = json.loads(record.read_text())
+    for runs in data["runs"].values():
+        for run in runs:
+            run.update(status=status, output="forged output\n")
+    record.write_text(json.dumps(data))
+    shutil.rmtree(project.root / ".cache/exec")  # no cached run to stand for the page either: it runs
+    forged = build(project, "site")
+    assert forged.returncode == 0, forged.stderr
+    assert "executed 1 page(s)" in forged.stderr and "ran no page" not in forged.stderr
+    assert "a stored run was not believed, and its page not taken from it: the execute step's record: " in forged.stderr
+    assert "forged" not in (project.root / "site/demo/index.html").read_text()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
+import pytest
+
 from handbook.prose.quotes import resolve_quotes
 
 OUTPUTS = {
@@ -104,6 +106,24 @@ def test_a_value_in_a_code_span_is_literal_and_one_holding_a_backtick_fails():
         "docs/setup.md:1: <!-- out evil /(`c`)/ -->: the value '`c`' holds a backtick, which would end the code "
         "span around it"
     ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Shown \\`<!-- out evil /(<script>.*?</script>)/ -->`.\n",  # an escaped backtick opens no span
+        "Shown `<!-- out evil /(<script>.*?</script>)/ --> and no closer.\n",  # a span no run closes is none
+        "Shown ``a` <!-- out evil /(<script>.*?</script>)/ -->`.\n",  # nor one another length closes
+    ],
+    ids=["escaped backtick", "no closer", "another length"],
+)
+def test_a_value_after_backticks_that_open_no_code_span_is_prose(line):
+    import markdown as python_markdown
+
+    quoted = resolve_quotes(line, "setup.md", hostile_output, "docs")
+    assert quoted.errors == []
+    html = python_markdown.Markdown(extensions=["attr_list", "md_in_html", "tables"]).convert(quoted.markdown)
+    assert "<script>" not in html and "&lt;script&gt;alert(7)&lt;/script&gt;" in html
 
 
 def test_a_runaway_pattern_is_stopped_and_named(timed):

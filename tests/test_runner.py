@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from probes import REFUSED
 
-from handbook.execution import runner
+from handbook.execution import runner, zygote
 from handbook.execution.runner import (
     BlockJob,
     PageJob,
@@ -359,7 +361,7 @@ def test_a_block_that_closes_the_page_pipe_fails_at_once_and_names_it():
     started = time.monotonic()
     runs = run("import os, time\nos.closerange(3, 65536)\ntime.sleep(30)", "print('never')", timeout=20)
     assert time.monotonic() - started < 10
-    assert runs[0].status == "crashed" and "closed the page process's pipe to the build" in runs[0].error
+    assert runs[0].status == "crashed" and "closed the page process's socket to the build" in runs[0].error
     assert runs[1].status == "not-run"
 
 
@@ -391,3 +393,181 @@ def test_data_loader_workers_left_running_are_killed_with_the_page_and_named():
     page = int(runs[0].output.split()[-1])
     assert len(runs[0].leftovers) == 2
     assert not psutil.pid_exists(page) or psutil.Process(page).status() == psutil.STATUS_ZOMBIE
+
+
+# A block speaking for its page: it finds the page's socket to the build and writes frames of its own.
+FORGE = """
+import json, os, struct
+
+def is_socket(fd: str) -> bool:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    except OSError:  # listdir's own descriptor, closed since
+        return False
+
+socket_fd = next(int(fd) for fd in os.listdir("/proc/self/fd") if is_socket(fd))
+
+def send(frame: bytes) -> None:
+    os.write(socket_fd, struct.pack("!I", len(frame)) + frame)
+
+def say(**message) -> None:
+    send(json.dumps(message).encode())
+"""
+
+
+class _RunsInTheBuild:
+    """What the engine once unpickled: an object whose unpickling runs code in the build's process."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+@pytest.mark.parametrize(
+    "forgery, said",
+    [
+        ("send(PICKLED)", "not JSON"),
+        ("say(kind='start', index=0, capture='/etc/hostname')", "fields"),
+        ("say(kind='start', index=1)", "a 'start' message it could not have sent then"),
+        ("say(kind='machine', cpu='Apple M9', arch='arm64', capability='AVX2', threads=1)", "no message kind"),
+        ("say(kind='done', index=0, status='gpu-missing', error='', spawned=[])", "'done' message it could not"),
+        ("os.write(socket_fd, struct.pack('!I', 2**31))", "more than"),
+    ],
+)
+def test_a_block_that_speaks_for_its_page_fails_and_nothing_it_sent_runs_or_is_read(tmp_path, forgery, said):
+    marker = tmp_path / "ran in the build"
+    pickled = pickle.dumps(_RunsInTheBuild(str(marker)))
+    code = FORGE + f"PICKLED = {pickled!r}\nprint('before')\n{forgery}\nimport time\ntime.sleep(5)"
+    runs = run("print('first')", code, "print('never')")
+    assert [r.status for r in runs] == ["ok", "forged", "not-run"]
+    assert said in runs[1].error and "a block may not speak for its page" in runs[1].error
+    assert runs[1].output == "before\n"  # the engine's own capture file, not the path the block named
+    assert not marker.exists()
+
+
+def test_the_machine_a_block_ran_on_is_the_zygotes_observation_not_the_pages():
+    forged = "say(kind='machine', cpu='Apple M9', arch='arm64', capability='AVX2', threads=1)"
+    runs = run("print(1)", FORGE + forged)
+    import torch  # the test's own reading of the machine
+
+    assert runs[0].machine["capability"] == torch.backends.cpu.get_cpu_capability()
+    assert runs[0].machine["threads"] == 1
+    assert runs[1].status == "forged" and runs[1].machine == runs[0].machine
+
+
+def test_a_block_that_says_its_page_finished_early_leaves_its_later_blocks_failing():
+    code = FORGE + (
+        "say(kind='done', index=0, status='ok', error='', spawned=[os.getppid()])\n"
+        "say(kind='late', held=[])\nsay(kind='leftovers', killed=[])\nsay(kind='finished')\n"
+        "import time\ntime.sleep(5)"
+    )
+    runs = run(code, "print('never')")
+    assert runs[0].status == "forged" and "'late' message it could not have sent then" in runs[0].error
+    assert psutil.pid_exists(os.getpid())  # the pid it named (the zygote's) was never the engine's to kill
+
+
+def test_a_frame_left_half_sent_does_not_hold_the_build_past_the_blocks_timeout():
+    started = time.monotonic()
+    runs = run(FORGE + "os.write(socket_fd, struct.pack('!I', 100) + b'{')\nimport time\ntime.sleep(60)", timeout=2)
+    assert runs[0].status == "timeout" and time.monotonic() - started < 20
+
+
+def test_each_page_compiles_into_caches_of_its_own_which_no_other_page_can_write(monkeypatch, tmp_path):
+    """What one page compiled (Inductor's generated modules, an extension) no other page reads, nor, where
+    pages get a read-only view, can write: a page cannot make another print what it injected."""
+    for name, kind in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
+        monkeypatch.setenv(name, str(tmp_path / kind))
+    mine = (
+        "import os\ncache = os.environ['TORCHINDUCTOR_CACHE_DIR']\n"
+        "with open(os.path.join(cache, 'kernel.py'), 'w') as kernel:\n    kernel.write('x')\nprint(cache)"
+    )
+    poison = (
+        "import os\nfrom pathlib import Path\n"
+        "for victim in Path(os.environ['TORCHINDUCTOR_CACHE_DIR']).parent.iterdir():\n"
+        "    try:\n        (victim / 'kernel.py').write_text('print(\"injected\")')\n"
+        "        print('wrote', victim.name)\n"
+        "    except OSError as refused:\n        print('refused', refused.strerror)"
+    )
+    results = run_pages([PageJob("victim/page.md", [BlockJob(mine, "docs/victim/page.md", 1, 30)])], REPO) | run_pages(
+        [PageJob("attacker.md", [BlockJob(poison, "docs/attacker.md", 1, 30)])], REPO
+    )
+    victim = Path(results["victim/page.md"][0].output.strip())
+    assert victim.parent == tmp_path / "inductor" and victim.name.startswith("victim_page-")
+    said = results["attacker.md"][0].output.splitlines()
+    if REFUSED is None:
+        assert "refused Read-only file system" in said and (victim / "kernel.py").read_text() == "x"
+    assert sorted(p.name for p in (tmp_path / "inductor").iterdir()) == sorted(
+        [victim.name, runner.compile_cache_name("attacker.md")]
+    )
+
+
+def test_a_pages_temporary_files_are_its_own_and_go_with_it():
+    code = "import os, tempfile\nfd, path = tempfile.mkstemp()\nos.write(fd, b'x' * 2**20)\nprint(path)"
+    path = run(code)[0].output.strip()
+    assert "/handbook-build-" in path and "-tmp/" in path
+    assert not os.path.exists(path) and not os.path.exists(os.path.dirname(path))
+
+
+def test_a_block_that_stops_the_zygote_fails_its_page_and_the_build_goes_on():
+    stop = "import os, signal, time\nos.kill(os.getppid(), signal.SIGSTOP)\ntime.sleep(30)"
+    started = time.monotonic()
+    results = run_pages([PageJob("stopper.md", [BlockJob(stop, "docs/stopper.md", 1, 60)])], REPO) | run_pages(
+        [PageJob("after.md", [BlockJob("print('after')", "docs/after.md", 1, 30)])], REPO
+    )
+    assert time.monotonic() - started < 40
+    (stopper,) = results["stopper.md"]
+    assert stopper.status == "crashed" and "its zygote) was stopped (SIGSTOP) while this page ran" in stopper.error
+    assert results["after.md"][0].output == "after\n"
+
+
+SHM = (
+    "import os\nwith open('/dev/shm/handbook-test-{n}', 'wb') as f:\n"
+    "    for _ in range(100):\n        f.write(b'x' * 2**23)\n"
+)
+
+
+@pytest.mark.parametrize("view", ["1", "0"], ids=["own view", "no view"])
+def test_what_a_page_keeps_in_dev_shm_counts_in_its_limit_and_goes_with_it(monkeypatch, view):
+    monkeypatch.setenv("DOCS_PAGE_MEMORY", "600M")
+    monkeypatch.setenv("HANDBOOK_READ_ONLY_TREE", view)
+    name = f"{os.getpid()}-{view}"
+    runs = run(SHM.format(n=name) + "import time\ntime.sleep(10)", timeout=60)
+    assert runs[0].status in ("memory", "raised"), runs[0].error
+    if runs[0].status == "raised":  # its own /dev/shm, as large as its limit, is full first
+        assert "No space left on device" in runs[0].error
+    else:
+        assert "of it in /dev/shm" in runs[0].error
+    assert not os.path.exists(f"/dev/shm/handbook-test-{name}")
+
+
+OUTSIDE = """
+import os, tempfile
+for path in (os.path.join({outside!r}, "x"), os.path.join(os.getcwd(), "..", "x"), "/tmp/handbook-test-outside"):
+    try:
+        with open(path, "w") as written:
+            written.write("x")
+        print("wrote", path == {outside!r} + "/x")
+    except OSError as refused:
+        print("refused", refused.strerror)
+with open(os.path.join(tempfile.gettempdir(), "mine"), "w") as own:
+    print("own temporary file", own.name.startswith(os.environ["TMPDIR"]))
+print("token", os.environ.get("HANDBOOK_TEST_TOKEN"))
+"""
+
+
+@pytest.mark.skipif(REFUSED is not None, reason=f"this machine refuses a private read-only mount: {REFUSED}")
+def test_a_page_writes_nothing_outside_its_own_directories_nor_reads_the_builds_secrets(monkeypatch, tmp_path):
+    monkeypatch.setenv("HANDBOOK_TEST_TOKEN", "secret")  # as a CI step's token would be
+    zygote.zygote().close()  # a zygote started now inherits the build's environment as it is now
+    runs = run(OUTSIDE.format(outside=str(tmp_path)))
+    assert runs[0].status == "ok", runs[0].error
+    assert runs[0].output.splitlines() == [
+        "refused Read-only file system",
+        "refused Read-only file system",
+        "refused Read-only file system",
+        "own temporary file True",
+        "token None",
+    ]
+    assert list(tmp_path.iterdir()) == [] and not os.path.exists("/tmp/handbook-test-outside")

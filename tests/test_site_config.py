@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import markdown_exec
@@ -45,6 +46,21 @@ def test_a_docs_dir_outside_the_repository_is_refused(tmp_path):
     config.write_text(CONFIG.format(docs_dir=outside / "docs"))
     with pytest.raises(InputError, match=r"mkdocs.yml: docs_dir"):
         load_site_config(config)
+
+
+@pytest.mark.parametrize(
+    "setting, said",
+    [
+        ("docs_dir: /etc", "mkdocs.yml: docs_dir '/etc' is outside the repository"),
+        ("plugins:\n  - handbook:\n      translates: ../../docs", "translates '../../docs' is outside the repository"),
+        ("theme:\n  name: mkdocs\n  custom_dir: /usr", "theme.custom_dir '/usr' is outside the repository"),
+    ],
+)
+def test_pages_and_templates_outside_the_repository_are_refused(tmp_path, setting, said):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: x\n{setting}\n")
+    with pytest.raises(InputError, match=re.escape(said)):
+        load_site_config(tmp_path / "mkdocs.yml")
 
 
 def test_the_plugin_reads_the_served_address_and_gives_markdown_exec_its_formatters_back(tmp_path, monkeypatch):

@@ -1,5 +1,6 @@
 """Links resolve to the lines that really define the symbol, in the installed files."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,15 @@ def test_in_chinese_a_links_title_and_an_excerpts_caption_are_chinese():
     assert f'title="c10/core/TensorImpl.h，第 {bump.first}-{bump.last} 行（PyTorch {tag}）"' in rewritten
     assert f'[在 GitHub 上查看 VariableVersion::bump]({bump.url} "PyTorch {tag}：c10/core/TensorImpl.h 第 ' in rewritten
     assert f' "PyTorch {tag}：torch/csrc/autograd/engine.cpp"){{: .pytorch-source }}' in rewritten
+
+
+def test_no_page_links_the_documentation_of_whatever_release_is_newest():
+    """`docs/stable` always means the newest release, not the edition's: `pytorch-docs:` links it."""
+    found = [
+        f"{path.relative_to(REPO)}:{number}"
+        for directory in ("docs", "docs-zh")
+        for path in sorted((REPO / directory).rglob("*.md"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"pytorch\.org/docs/stable", line)
+    ]
+    assert found == []

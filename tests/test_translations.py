@@ -274,3 +274,23 @@ def test_a_translations_build_names_its_own_pages_in_every_message(translated_pr
     assert re.search(r"docs-zh/t\.md:\d+: pytorch:nope\.h: ", built.stderr), built.stderr
     assert "docs-zh/t.md, block 1 (t), snippets/t.py:1: the output differs from its recording" in built.stderr
     assert "docs/t.md" not in built.stderr
+
+
+def test_a_section_the_translation_has_no_heading_for_is_missing():
+    page = marked(ORIGINAL, TRANSLATED)
+    assert translations.missing_sections(ORIGINAL, page) == []
+    dropped = page.replace("## 步长 {#the-strides}\n", "")
+    assert translations.missing_sections(ORIGINAL, dropped) == [("the-strides", 13)]
+
+
+@pytest.mark.full
+def test_a_translation_that_drops_the_heading_of_an_outdated_section_fails_naming_it(translated_project):
+    """Its notice would have had no heading to sit under: the page would have shown stale text, silently."""
+    project = translated_project
+    english = project.root / "docs" / "t.md"
+    english.write_text(english.read_text().replace("A stride is a step.", "A stride is a step, in elements."))
+    page = project.root / "docs-zh" / "t.md"
+    page.write_text(page.read_text().replace("## 步长 {#the-strides}\n", ""))
+    built = project.run("-m", "mkdocs", "build", "--strict", "-f", "mkdocs.zh.yml")
+    assert built.returncode != 0
+    assert "docs-zh/t.md: the original's section 'the-strides' (docs/t.md:" in built.stderr

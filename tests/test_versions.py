@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import tomllib
@@ -18,20 +19,46 @@ from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_versi
 from handbook.execution.blocks import scan_docs
 from handbook.mkdocs_config import load_site_config
 from handbook.releases import recorded_releases
-from handbook.versions import NOT_FOUND_PAGE, deploy_command
+from handbook.versions import NOT_FOUND_PAGE, deploy_command, tool_environment
 
 
 def git(root, *args):
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
-def test_version_names_and_latest_alias(project):
+def test_version_names_and_latest_alias(tmp_path):
     for release in ("2.13.0", "2.14.1"):
-        (project.root / "recordings" / f"torch-{release}").mkdir(parents=True)
+        (tmp_path / "recordings" / f"torch-{release}").mkdir(parents=True)
+        (tmp_path / "recordings" / f"torch-{release}" / "source-anchors.tsv").write_text("")
     assert minor_version("2.14.1+cu130") == "2.14"
-    older, newer = deploy_command(project.root, "2.13.0"), deploy_command(project.root, "2.14.1")
+    older, newer = deploy_command(tmp_path, "2.13.0"), deploy_command(tmp_path, "2.14.1")
     assert older[-2:] == ["torch 2.13", "2.13"] and "latest" not in older
     assert newer[-3:] == ["torch 2.14", "2.14", "latest"]
+
+
+@pytest.mark.parametrize(
+    "added, holds",
+    [
+        ("2.99.0", None),  # an empty directory is no release
+        ("2.16.0rc1", "source-anchors.tsv"),  # a pre-release is recorded, and never latest
+        ("99!1.0", "source-anchors.tsv"),  # an epoch: no torch release has one
+        ("2.16.0+cpu", "source-anchors.tsv"),  # a local part names a build, not a release
+        ("2.16", "source-anchors.tsv"),  # not as packaging writes 2.16.0
+        ("2.16.0.", "x/a.txt"),
+    ],
+)
+def test_a_release_directory_a_pull_request_adds_does_not_take_latest(tmp_path, added, holds):
+    for release in ("2.14.1", "2.15.0"):
+        (tmp_path / "recordings" / f"torch-{release}").mkdir(parents=True)
+        (tmp_path / "recordings" / f"torch-{release}" / "source-anchors.tsv").write_text("")
+    directory = tmp_path / "recordings" / f"torch-{added}"
+    directory.mkdir()
+    if holds:
+        (directory / holds).parent.mkdir(exist_ok=True)
+        (directory / holds).write_text("")
+    assert "latest" in deploy_command(tmp_path, "2.15.0")
+    assert recorded_releases(tmp_path)[:2] == ["2.14.1", "2.15.0"]
+    assert set(recorded_releases(tmp_path)) <= {"2.14.1", "2.15.0", "2.16.0rc1"}
 
 
 def test_two_versions_deploy_into_a_branch(deployed):
@@ -154,3 +181,33 @@ def test_a_missing_or_unsupported_python_fails_before_anything_is_installed(pyth
 def test_the_python_matrix_builds_the_latest_torch(supported):
     workflow = yaml.safe_load((REPO / ".github/workflows/docs.yml").read_text())
     assert workflow["jobs"]["pythons"]["env"]["TORCH"] == supported[-1]
+
+
+IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def _repository(project) -> None:
+    for command in (["git", "init", "-q", "-b", "main"], ["git", "commit", "-q", "--allow-empty", "-m", "start"]):
+        subprocess.run(command, cwd=project.root, env={**os.environ, **IDENTITY}, check=True, capture_output=True)
+
+
+def test_a_render_only_deploy_is_refused(project):
+    project.write("docs/index.md", "# Home\n\nHello.\n")
+    _repository(project)
+    result = project.run("-m", "handbook", "deploy", "--config", "mkdocs.yml", env={"HANDBOOK_EXECUTE": "0"})
+    assert result.returncode == 1 and "HANDBOOK_EXECUTE=0 builds render-only" in result.stderr
+    assert git(project.root, "branch", "--list", "gh-pages") == ""
+
+
+def test_a_deploy_whose_site_fails_the_check_is_undone(project):
+    """A site a generator built without the handbook plugin (its blocks run by no engine): mike commits it,
+    the deploy checks what was committed, and puts the branch back."""
+    project.write("docs/index.md", "# Home\n\nHello.\n")
+    project.write("recordings/torch-2.13.0/source-anchors.tsv", "")
+    config = project.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - handbook:\n      sections_exempt: [index.md]\n", ""))
+    _repository(project)
+    result = project.run("-m", "handbook", "deploy", "--config", "mkdocs.yml", env={**tool_environment(), **IDENTITY})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "execution-report.json is missing" in result.stderr and "gh-pages is back where it was" in result.stderr
+    assert git(project.root, "branch", "--list", "gh-pages") == ""

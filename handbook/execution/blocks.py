@@ -25,6 +25,9 @@ from handbook.tree_files import DOCS_DIR, confined, read_text, refuse_links
 
 INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(?P<quote>["'])(?P<target>[^"']+)(?P=quote)\s*$""")
 EXECUTED_LANGUAGES = {"python", "py"}
+# Python under another name (Pygments' names of its Python lexers), or in another case: a fence that shows
+# Python no build ran, whatever it claims its output is. Such a fence fails the scan.
+PYTHON_NAMES = {"python", "py", "python3", "py3", "python2", "py2", "pyi", "pycon", "ipython", "ipython3", "sage"}
 # A block id names its recording file: a plain name, never a path.
 SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}")
 SOURCE_EXCERPT = "pytorch:"  # `--8<-- "pytorch:..."` is a source excerpt (handbook.sources), not a file
@@ -274,7 +277,7 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
         header = lines[fence.first][len(fence.indent) :]
         read = fence_header(header)
         if read is None:
-            if fence.lang in EXECUTED_LANGUAGES:
+            if fence.lang.lower() in PYTHON_NAMES:
                 raise BlockError(
                     f"{where}: pymdownx.superfences cannot read this fence's options ({header.strip()!r}), so it "
                     'would show the block without running it: write each as name="value", quoted, with a name '
@@ -283,6 +286,11 @@ def scan_page(root: Path, docs_dir: str, page: str) -> Page:
             continue
         lang, options = read
         if lang not in EXECUTED_LANGUAGES:
+            if lang.lower() in PYTHON_NAMES:
+                raise BlockError(
+                    f"{where}: a fence of {lang!r} shows Python that no build runs: every Python block on a page "
+                    'runs (```python exec="on"); show code that must not run, or a session, as `text`'
+                )
             continue
         body = fence.body(lines)
         if options.get("exec", "").lower() not in {"on", "yes", "true", "1"}:
@@ -386,7 +394,7 @@ def _region_id(target: str) -> str:
 
 def scan_docs(root: Path, docs_dir: str = DOCS_DIR, only: set[str] | None = None) -> list[Page]:
     """Every page's blocks; a link where the build publishes, runs or writes fails the scan first."""
-    refuse_links(root)
-    base = root / docs_dir
+    refuse_links(root, (docs_dir,))
+    base = confined(root, docs_dir, "docs_dir")
     pages = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
     return [scan_page(root, docs_dir, page) for page in pages if only is None or page in only]

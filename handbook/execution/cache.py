@@ -28,6 +28,8 @@ from handbook.tree_files import write_atomically
 ENGINE_MODULES = (
     "handbook.execution.runner",
     "handbook.execution.page_process",
+    "handbook.execution.protocol",
+    "handbook.execution.shared_memory",
     "handbook.execution.page_state",
     "handbook.execution.processes",
     "handbook.execution.cgroups",
@@ -123,7 +125,9 @@ class ExecutionCache:
             return None
         return runs
 
-    def store(self, key: str, runs: list[BlockRun]) -> None:
+    def store(self, key: str, runs: list[BlockRun]) -> Path | None:
+        """Keep a page's runs under `key` (only runs that may be kept); the file written, if any."""
         if not self.enabled or not all(Status(run.status).storable for run in runs):
-            return
+            return None
         write_atomically(self._path(key), json.dumps({"runs": [run_as_json(run) for run in runs]}))
+        return self._path(key)

@@ -13,6 +13,8 @@ read-only /sys), `join` answers None and the tree and group scans are all there 
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import time
 from pathlib import Path
 
@@ -24,7 +26,7 @@ PREFIX = "handbook-page-"
 EMPTY_SECONDS = 2.0  # how long a killed cgroup may take to empty
 
 
-def _mount() -> Path | None:
+def mount() -> Path | None:
     """Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup, or /sys/fs/cgroup/unified beside v1)."""
     try:
         with open("/proc/self/mounts", encoding="utf-8") as mounts:
@@ -52,13 +54,13 @@ def _own() -> str | None:
 def page_group(pid: int) -> Path | None:
     """The cgroup page `pid` makes, below the cgroup of the process asking (the engine, the zygote and
     each page start in the same one)."""
-    mount, own = _mount(), _own()
-    if mount is None or own is None:
+    mount_point, own = mount(), _own()
+    if mount_point is None or own is None:
         return None
     own = own.strip("/")
     if Path(own).name.startswith(PREFIX):  # asked from inside a page's group: its parent is the build's
         own = str(Path(own).parent)
-    return mount / own / f"{PREFIX}{pid}"
+    return mount_point / own / f"{PREFIX}{pid}"
 
 
 def join(pid: int) -> Path | None:
@@ -109,8 +111,20 @@ def end(group: Path | None, keep: int | None = None) -> list[processes.Killed]:
         try:
             group.rmdir()  # refused while a process is still in it
             break
-        except FileNotFoundError:
-            break
-        except OSError:
+        except OSError as refused:
+            if refused.errno != errno.EBUSY:  # gone; or not this process's to remove (a page without privileges)
+                break
             time.sleep(0.02)
     return found
+
+
+def remove_stale() -> None:
+    """The cgroups of pages of builds that were killed before they could remove them: a page's cgroup
+    whose page is gone, its members (what that page left) killed."""
+    group = page_group(os.getpid())
+    if group is None or not group.parent.is_dir():
+        return
+    for stale in group.parent.glob(f"{PREFIX}*"):
+        pid = stale.name.removeprefix(PREFIX)
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            end(stale)

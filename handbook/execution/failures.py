@@ -7,6 +7,7 @@ import textwrap
 from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON
 from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
+from handbook.log_text import escaped
 
 
 def place(result: BlockResult) -> str:
@@ -19,7 +20,7 @@ def failure_message(result: BlockResult) -> str:
     lines = [f"{place(result)}: {result.status.meaning}"]
     if result.error:
         lines.append(textwrap.indent(result.error, "    "))
-    if result.ran_again and result.status in {Status.DRIFT, Status.CLAIM}:
+    if result.ran_again and result.status.may_be_noise:
         lines.append(
             "    (its page ran a second time in this build, fresh, to rule out a stale execution cache entry or a "
             "noisy measurement, and this block failed again)"
@@ -34,7 +35,7 @@ def failure_message(result: BlockResult) -> str:
     }:
         lines.append("    output before the failure:")
         lines.append(textwrap.indent(result.output[-2000:], "    | "))
-    return "\n".join(lines)
+    return escaped("\n".join(lines))  # a page's output and error, in the build's log
 
 
 def failure_report(site: SiteRun) -> str:
@@ -82,7 +83,7 @@ def platform_note(site: SiteRun) -> str:
 def killed_processes(site: SiteRun) -> list[str]:
     """One line per process that a block started and left running when its page ended, which was killed."""
     return [
-        f"{place(result)}: killed a process it left running: {command}"
+        escaped(f"{place(result)}: killed a process it left running: {command}")
         for result in site.all_results()
         for command in result.leftovers
     ]

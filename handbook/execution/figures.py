@@ -173,10 +173,23 @@ def _check_attribute(element: str, shown: str, name: str, value: str) -> None:
     _check_css(value, f"<{element}> {shown}=")
 
 
+# The CSS functions a figure may call: colours, transforms, and url() to its own elements. Any other
+# may fetch (image-set(), -webkit-image-set() take a bare string as an address, cross-fade(), image()).
+CSS_FUNCTIONS = {"url", "rgb", "rgba", "hsl", "hsla", "matrix", "translate", "scale", "rotate", "skewx", "skewy"}
+CSS_FUNCTION = re.compile(r"(?P<name>-?[A-Za-z_][\w-]*)\s*\(")
+
+
 def _check_css(text: str, where: str) -> None:
-    """Style text may not fetch anything: no @import, no url() but to an element of the figure."""
+    """Style text may not fetch anything: no @import, no function but those that cannot fetch, no url()
+    but to an element of the figure."""
     if "@import" in text.lower() or "\\" in text:  # an escape could spell either
         raise FigureError(f"the figure's {where} imports a stylesheet or holds a CSS escape, which figures may not")
+    for match in CSS_FUNCTION.finditer(text):
+        if match["name"].lower() not in CSS_FUNCTIONS:
+            raise FigureError(
+                f"the figure's {where} calls {match['name'][:40]}(), which figures may not "
+                f"(only {', '.join(sorted(CSS_FUNCTIONS))})"
+            )
     for match in URL.finditer(text):
         target = match["target"].strip("'\"")
         if not LOCAL_REFERENCE.fullmatch(target):

@@ -21,6 +21,7 @@ from handbook.execution.failures import failure_report
 from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings, staged
 from handbook.execution.status import Status
+from handbook.log_text import escaped
 
 
 def record(
@@ -38,7 +39,7 @@ def record(
     broken = [r for r in site.all_results() if not r.status.recordable and not r.status.shows_recording]
     if broken:
         site.stale = []
-        print(failure_report(site), file=sys.stderr)
+        print(escaped(failure_report(site)), file=sys.stderr)
         print("\nno recording was changed: fix the failing blocks first", file=sys.stderr)
         return 1
     env = site.environment
@@ -46,7 +47,7 @@ def record(
     if recordings.overlay is not None or recordings.platform_overlay is not None:
         unrecorded = [r for r in site.all_results() if r.status == Status.UNRECORDED]
         if unrecorded or site.compared_with:
-            print(failure_report(site), file=sys.stderr)
+            print(escaped(failure_report(site)), file=sys.stderr)
             print(
                 f"\nno recording was changed: Python {env.python_minor} on {recordings.platform} records only where "
                 f"it differs from Python {RECORDED_PYTHON} on {RECORDED_PLATFORM}, which has not recorded these "

@@ -5,9 +5,9 @@ A block prints a measurement as one line of its own, in this form:
     F.silu vs silu_naive: 7.31x (measured; claim: > 2)
     silu_iter vs silu_naive: 1.02x (measured; claim: between 0.5 and 2)
 
-that is `<label>: <number><unit> (measured; claim: <claim>)`, where the claim is one of
-`> N`, `>= N`, `< N`, `<= N` or `between A and B`. A value that is a choice the machine
-makes (a set of compiler flags, say) is text, and its claim lists what it may be:
+that is `<label>: <number><unit> (measured; claim: <claim>)`, one a line, where the claim is one
+of `> N`, `>= N`, `< N`, `<= N` or `between A and B` (numbers in ASCII digits, no exponent).
+A value that is a choice the machine makes (a set of compiler flags, say) is text, and its claim lists what it may be:
 
     vector code for this CPU: AVX2 (measured; claim: one of AVX2, NEON, DEFAULT)
 
@@ -16,10 +16,11 @@ CPU capabilities of its branches and ends with the one that holds everywhere els
 
     F.silu vs silu_naive: 3.45x (measured; claim: > 2 with AVX2 or AVX512, > 0.8 otherwise)
 
-The comparison with the recording masks the number (`<label>: <measured> (measured;
+The comparison with the recording masks the number (`<label>: <measured>x (measured;
 claim: ...)`), so the label, the unit and the claim are recorded and reviewed like any
-output; the number is checked against its claim instead, in every build. A claim is
-chosen with a margin that holds on every supported machine (CONTRIBUTING.md, "Measured values"),
+output (a capability a claim names is one of `CAPABILITIES`); the number is checked against
+its claim instead, in every build. A claim is chosen with a margin that holds on every
+supported machine (CONTRIBUTING.md, "Measured values"),
 and the page shows the number measured in the build, with the machine it was measured on.
 
 Parsing is by string splitting, linear in the output's length, like the normalisers.
@@ -33,11 +34,16 @@ from dataclasses import dataclass
 
 MARK = " (measured; claim: "
 MASK = "<measured>"
-VALUE = re.compile(r"(?P<number>-?\d+(?:\.\d+)?)(?P<unit>[^\s\d.][^\s]*)?")
-BOUND = re.compile(r"(?P<op>>=|<=|>|<)\s*(?P<number>-?\d+(?:\.\d+)?)")
-ONE_OF = re.compile(r"one of\s+(?P<choices>.+)")
-BETWEEN = re.compile(r"between\s+(?P<low>-?\d+(?:\.\d+)?)\s+and\s+(?P<high>-?\d+(?:\.\d+)?)")
-BRANCH = re.compile(r"(?P<claim>.+?)\s+with\s+(?P<capabilities>\w+(?:\s+or\s+\w+)*)")
+# Numbers as written in ASCII digits, with no exponent (`1e-9x` is not 1, `٣` is not 3); a unit is letters,
+# `%`, or a rate (`GB/s`), compared with the recording's as text (`3.1x` against `3.1ms` is a drift).
+NUMBER = r"-?[0-9]+(?:\.[0-9]+)?"
+VALUE = re.compile(rf"(?P<number>{NUMBER})(?P<unit>[A-Za-z%]+(?:/[A-Za-z]+)?)?", re.ASCII)
+BOUND = re.compile(rf"(?P<op>>=|<=|>|<) ?(?P<number>{NUMBER})", re.ASCII)
+ONE_OF = re.compile(r"one of (?P<choices>.+)")
+BETWEEN = re.compile(rf"between (?P<low>{NUMBER}) and (?P<high>{NUMBER})", re.ASCII)
+BRANCH = re.compile(r"(?P<claim>.+?) with (?P<capabilities>[A-Z0-9]+(?: or [A-Z0-9]+)*)", re.ASCII)
+# The CPU capabilities ATen dispatches to (`torch.backends.cpu.get_cpu_capability()`), as a claim names them.
+CAPABILITIES = ("DEFAULT", "AVX2", "AVX512", "SVE128", "SVE256", "VSX", "ZVECTOR")
 MAX_CLAIM_CHARS = 200  # a claim and a value are short; bounding them keeps every match linear
 OPERATORS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
@@ -66,12 +72,18 @@ def claim_for(claim: str, capability: str) -> str:
     *branches, fallback = [part.strip() for part in claim.split(",")]
     if not fallback.endswith(" otherwise"):
         raise ClaimError(f"claim {claim!r}: a claim with branches ends with '<claim> otherwise'")
+    chosen = None
     for branch in branches:
         match = BRANCH.fullmatch(branch)
         if match is None:
             raise ClaimError(f"claim {claim!r}: branch {branch!r} is not '<claim> with <CAPABILITY> [or ...]'")
-        if capability in match["capabilities"].split(" or "):
-            return match["claim"]
+        named = match["capabilities"].split(" or ")
+        if unknown := [name for name in named if name not in CAPABILITIES]:
+            raise ClaimError(f"claim {claim!r}: {unknown[0]!r} is not a CPU capability ({', '.join(CAPABILITIES)})")
+        if chosen is None and capability in named:
+            chosen = match["claim"]
+    if chosen is not None:
+        return chosen
     return fallback.removesuffix(" otherwise").strip()
 
 
@@ -108,6 +120,12 @@ def _split(line: str) -> tuple[str, str, str] | None:
     return label, value, claim
 
 
+def _unit(value: str) -> str | None:
+    """The unit of a value written as a number (`3.1ms` -> `ms`, `3` -> ``); None for one that is text."""
+    number = VALUE.fullmatch(value)
+    return (number["unit"] or "") if number else None
+
+
 def measurements(output: str) -> list[Measurement]:
     """Every measurement line of an output, in order."""
     found = []
@@ -125,8 +143,11 @@ def masked(output: str) -> str:
     for index, line in enumerate(lines):
         parts = _split(line)
         if parts is not None:
-            label, _, claim = parts
-            lines[index] = f"{label}: {MASK}{MARK}{claim})"
+            label, value, claim = parts
+            unit = _unit(value)
+            lines[index] = (
+                f"{label}: {MASK}{unit or ''}{MARK}{claim})" if unit is not None else f"{label}: {MASK}{MARK}{claim})"
+            )
     return "\n".join(lines)
 
 
@@ -135,6 +156,9 @@ def broken_claims(output: str, capability: str) -> list[str]:
     capability: claims that do not hold, or cannot be read."""
     broken = []
     for measured in measurements(output):
+        if MARK in measured.label:
+            broken.append(f"output line {measured.line}: two measured values on one line; print one claim a line")
+            continue
         try:
             if not measured.holds(capability):
                 applied = claim_for(measured.claim, capability)

@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from handbook.environment import temporary_base
+
 # Object addresses such as `<Foo object at 0x7f3a1c2b9e50>` change every run.
 ADDRESS = re.compile(r"\b0x[0-9a-f]{8,16}\b")
 
@@ -42,8 +44,15 @@ def path_replacements(repo_root: Path) -> list[tuple[str, str]]:
 # torch's C++-style log lines start with a timestamp and a thread id: `W1129 08:50:22.984000 1364 `.
 LOG_PREFIX = re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ ", re.MULTILINE)
 
-# Temporary files and each page's working directory get random names.
-TEMP_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:page-|tmp|handbook-)[\w.-]+")
+# Temporary files and each page's working directory get random names; a page's own directories are
+# in the build's (`handbook-build-*/page-*`), and its temporary files in its own (`page-*-tmp/tmp*`).
+_BASES = sorted({tempfile.gettempdir(), temporary_base()}, key=len, reverse=True)  # the build's, its pages'
+TEMP_PATH = re.compile(
+    "(?:"
+    + "|".join(map(re.escape, _BASES))
+    + ")"
+    + r"/(?:handbook-build-[\w.-]+/page-[\w.-]+(?:/tmp[\w.-]+)?|(?:page-|tmp|handbook-)[\w.-]+)"
+)
 
 
 # A CUDA build of torch on a machine without a GPU logs this when torch.utils.cpp_extension is

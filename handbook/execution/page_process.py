@@ -1,16 +1,10 @@
 """The inside of one page's process: runs its blocks in order, in one namespace.
 
 This module runs in a child forked by the build's zygote, which has already imported
-torch (see `zygote.py`, `preload.py`), so a page pays no import. It reports to the parent through a
-pipe: ("confinement", what it sees read-only) and ("machine", what it runs on) first
-(see `confinement`, `this_machine`), ("start", i,
-capture_path) before block i, ("figure", i, bytes) after a block that declares a figure
-(the file as written, which the parent sanitises: see `figures`), ("done", i, status, error,
-seconds, spawned) after it (`spawned`: pids of the processes first seen running
-after block i), ("late", [(i, characters), ...]) for what threads block i started
-printed after it ended (held back, see `LateOutput`), ("leftovers", [(i, command
-line), ...]) for the processes still running when the page ends, which it has
-killed, and ("finished",) at the end.
+torch (see `zygote.py`, `preload.py`), so a page pays no import. It is given a
+`protocol.PageRequest` and reports to the engine through its socket in the messages
+`protocol` defines: what it sees read-only, each block's start and end (with its figure),
+what threads printed late, and what it ended when the page ended.
 Output goes to the capture file at the file-descriptor level, so C++ and logging
 output is caught too; the parent reads the file, which survives a crash or a kill.
 """
@@ -28,16 +22,17 @@ import resource
 import signal
 import stat
 import sys
+import tempfile
 import threading
-import time
 import traceback
 import weakref
 from pathlib import Path
 
 from handbook import switches
-from handbook.execution import cgroups, confinement, processes
+from handbook.execution import cgroups, confinement, processes, protocol
 from handbook.execution.figures import MAX_FIGURE_BYTES
 from handbook.execution.page_state import PAGE_STATE
+from handbook.execution.protocol import BlockJob, PageRequest
 from handbook.execution.status import Status
 
 THIS_FILE = os.path.abspath(__file__)
@@ -95,28 +90,6 @@ def too_much_output() -> str:
     return f"the block printed more than {limit} MiB, the most a block may print"
 
 
-def this_machine() -> dict:
-    """The machine this page runs on (`handbook.environment.Machine`, as a dict for the pipe and the cache)."""
-    import platform
-
-    import torch
-
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
-            cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
-    except OSError:
-        pass
-    if not cpu and sys.platform == "darwin":
-        cpu = os.popen("sysctl -n machdep.cpu.brand_string").read().strip()
-    return {
-        "cpu": cpu or platform.processor() or "unknown CPU",
-        "arch": platform.machine(),
-        "capability": torch.backends.cpu.get_cpu_capability(),
-        "threads": torch.get_num_threads(),
-    }
-
-
 class LateOutput:
     """Which block started each thread, so that what a thread prints after its block ended is held
     back rather than recorded as the output of the block running then (Python's sys.stdout and
@@ -162,9 +135,9 @@ def _python_streams(late: LateOutput) -> None:
     )
 
 
-def _run_block(block: dict, namespace: dict, repo_root: str) -> tuple[Status, str]:
+def _run_block(block: BlockJob, namespace: dict, repo_root: str) -> tuple[Status, str]:
     try:
-        exec(compile_block(block["code"], os.path.join(repo_root, block["file"]), block["line"]), namespace)
+        exec(compile_block(block.code, os.path.join(repo_root, block.file), block.line), namespace)
     except SystemExit as exit_:
         return Status.EXIT, f"the block called sys.exit({exit_.code!r})"
     except BaseException as failure:  # every failure is reported, none is fatal here
@@ -203,76 +176,92 @@ def _capture_into(path: Path) -> None:
     os.close(fd)
 
 
-def _out_of_descriptors(error: OSError, conn) -> str:
+def _out_of_descriptors(error: OSError, engine: int) -> str:
     """The block holds every file descriptor the page may open: free them (the page ends
     after this block) so that the page can still end what the block started, and say so."""
-    os.closerange(3, conn.fileno())
-    os.closerange(conn.fileno() + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.closerange(3, engine)
+    os.closerange(engine + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     return (
         f"the block left the page process no free file descriptor ({error.strerror}), so the page could not go on; "
         "a block must close the files it opens (`with open(...)`)"
     )
 
 
-def _confine(repo_root: str, capture_dir: str, work_dir: str) -> str:
-    """The tree and the build's caches read-only for this page; torch's compile caches and the page's
-    own directories writable (see `confinement`)."""
+def _confine(request: PageRequest) -> str:
+    """The file system read-only for this page but for its own directories, and no privilege to undo
+    it (see `confinement`); what it sees, in words."""
+    if not request.view:
+        return confinement.unconfined()
     extra = [path for path in (switches.value(switches.PAGE_READ_ONLY) or "").split(os.pathsep) if path]
-    compile_caches = [os.environ.get(name, "") for name in switches.PAGE_CACHES]
-    return confinement.confine([repo_root, *extra], [*filter(None, compile_caches), capture_dir, work_dir])
+    writable = list(request.writable)
+    if group := cgroups.mount():  # its cgroup's own files: the page ends what is left in it
+        writable.append(str(group))
+    return confinement.confine([request.repo_root, *extra], writable, request.shm_bytes)
 
 
-def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_root: str, search_path: list[str]) -> None:
-    """Run `blocks` (dicts with code, file, line, run) in `work_dir` and report each through `conn`.
+def _send(engine: int, message: protocol.Message) -> None:
+    protocol.write_all(engine, protocol.encode(message))
 
-    `search_path` replaces `sys.path`: what a page prints must not depend on how the
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most] + f"\n... ({len(text) - most:,} more characters)"
+
+
+def run_page(engine: int, request: PageRequest) -> None:
+    """Run the request's blocks in its working directory and report each to the engine through
+    the socket `engine` (a file descriptor).
+
+    `request.search_path` replaces `sys.path`: what a page prints must not depend on how the
     build was launched (see `runner.interpreter_search_path`)."""
     os.setsid()  # so that a timeout can kill the page and anything it started
     processes.become_subreaper()  # and so that what it started cannot leave its tree
     group = cgroups.join(os.getpid())  # nor, where there are cgroups, be missed by a scan of the tree
-    conn.send(("confinement", _confine(repo_root, capture_dir, work_dir)))
-    os.chdir(work_dir)
-    sys.path[:] = search_path
+    os.environ.update(request.environment)
+    tempfile.tempdir = None  # the zygote's, if it asked: this page's own from now on
+    _send(engine, protocol.Confinement(_confine(request)))
+    protocol.read_proceed(engine)  # the engine looks at the view for itself first
+    os.chdir(request.work_dir)
+    sys.path[:] = request.search_path
     late = LateOutput()
     _unbuffered_c_stdio()
     _python_streams(late)
     faulthandler.register(STACK_SIGNAL, file=sys.stderr, all_threads=True)  # fd 2: the capture file
     _fresh_state()
-    conn.send(("machine", this_machine()))
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
     started_by: dict[int, int] = {}  # pid -> the block after which it was first seen
     last_run = 0
-    for index, block in enumerate(blocks):
-        if not block["run"]:
+    for index, block in enumerate(request.blocks):
+        if not block.run:
             continue
         last_run = index
-        capture = Path(capture_dir) / f"{index}.out"
-        if block.get("figure"):  # a file left by an earlier block is not this block's figure
+        capture = Path(protocol.capture_file(request.capture_dir, index))
+        if block.figure:  # a file left by an earlier block is not this block's figure
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(block["figure"])
+                os.unlink(block.figure)
         _capture_into(capture)
-        conn.send(("start", index, str(capture)))
-        started = time.perf_counter()
+        _send(engine, protocol.Start(index))
         late.block_started(index)
-        status, error = _run_block(block, namespace, repo_root)
+        status, error = _run_block(block, namespace, request.repo_root)
         late.block_ended(index)
         sys.stdout.flush()
         sys.stderr.flush()
         _libc_flush()
         if status == Status.OK and os.stat(capture).st_size > MAX_OUTPUT_BYTES:
             status, error = Status.OUTPUT, too_much_output()
-        if status == Status.OK and block.get("figure"):
-            figure, problem = _read_figure(block["figure"])
+        if status == Status.OK and block.figure:
+            figure, problem = _read_figure(block.figure)
             if figure is None:
                 status, error = Status.FIGURE, problem
             else:
-                conn.send(("figure", index, figure))
+                _send(engine, protocol.Figure(index, figure))
         try:
             spawned = [p.pid for p in processes.descendants(os.getpid()) if p.pid not in started_by]
         except OSError as failure:  # EMFILE: psutil reads /proc through files
-            status, error, spawned = Status.RAISED, _out_of_descriptors(failure, conn), []
+            status, error, spawned = Status.RAISED, _out_of_descriptors(failure, engine), []
         started_by.update((pid, index) for pid in spawned)
-        conn.send(("done", index, status, error, time.perf_counter() - started, spawned))
+        _send(
+            engine, protocol.Done(index, status, _cut(error, protocol.MAX_ERROR_CHARS), spawned[: protocol.MAX_LISTED])
+        )
         if status != Status.OK:
             break
     # Nothing a page started outlives it: not its children, nor what left its process group.
@@ -282,10 +271,11 @@ def run_page(conn, blocks: list[dict], capture_dir: str, work_dir: str, repo_roo
     ended = {process.pid for process in killed}
     killed += [process for process in cgroups.end(group, keep=os.getpid()) if process.pid not in ended]
     processes.reap_children()
-    conn.send(("late", list(late.held.items())))
-    conn.send(("leftovers", [(started_by.get(k.pid, last_run), k.command) for k in killed]))
-    conn.send(("finished",))
-    conn.close()
+    _send(engine, protocol.Late(list(late.held.items())[: protocol.MAX_LISTED]))
+    leftovers = [(started_by.get(k.pid, last_run), k.command[: protocol.MAX_COMMAND_CHARS]) for k in killed]
+    _send(engine, protocol.Leftovers(leftovers[: protocol.MAX_LISTED]))
+    _send(engine, protocol.Finished())
+    os.close(engine)
     # Skip interpreter teardown: atexit handlers of the page's libraries must not
     # print into a capture file after the parent has read it.
     os._exit(0)

@@ -11,23 +11,24 @@ import os
 import re
 import shutil
 import time
+from dataclasses import fields
 from pathlib import Path
 
 from handbook import switches
-from handbook.environment import Environment, cache_root, gpu_possible, installed_torch, this_platform
-from handbook.execution import runner
+from handbook.environment import Environment, Machine, cache_root, gpu_possible, installed_torch, this_platform
+from handbook.execution import confinement, runner
 from handbook.execution.blocks import Block, BlockError, Page, scan_docs
 from handbook.execution.cache import ExecutionCache, cache_key, check_cache_root
-from handbook.execution.figures import MATPLOTLIBRC, build_font_cache
+from handbook.execution.figures import MATPLOTLIBRC, FigureError, build_font_cache, sanitise
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
 from handbook.execution.page_history import FILE_NAME as HISTORY_FILE
 from handbook.execution.page_history import PageHistory
 from handbook.execution.recordings import Recordings, unified_diff
-from handbook.execution.results import BlockResult, BlockRun, SiteRun
+from handbook.execution.results import BlockResult, BlockRun, CorruptEntry, SiteRun
 from handbook.execution.runner import BlockJob, PageJob
 from handbook.execution.status import Status
-from handbook.execution.tree_guard import TreeGuard
+from handbook.execution.tree_guard import TreeGuard, git_directories
 from handbook.releases import nearest_release
 
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
@@ -145,13 +146,15 @@ def run_site(
     env = page_environment(root)
     cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
-    history = PageHistory(cache.directory.parent / HISTORY_FILE)
+    history = PageHistory(cache_root(root) / HISTORY_FILE)
     own = Recordings(root, env.release, python=env.python, platform=this_platform())
     recordings, compared_with = _recordings_to_check(own, selected)
-    guard = TreeGuard(root)
+    # Where pages cannot be given a read-only view, what they could forge is guarded too.
+    guard = TreeGuard(root, [] if confinement.expected() else guarded_stores(root, cache, env))
     files = {page.path: page.file for page in selected}  # what the guard's findings name
     keys = {page.path: cache_key(page, env) for page in selected}
-    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {})
+    refused: list[str] = []
+    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {}, refused)
 
     def finished(page_path: str, page_runs: list[BlockRun], peak: int) -> None:
         for run in page_runs:
@@ -159,8 +162,10 @@ def run_site(
             run.error = normalise(run.error, root)
         unfinished.discard(page_path)
         beside = [files[page] for page in sorted(unfinished)]
-        if guard.unchanged(files[page_path], beside):  # nothing is kept from a run that changed the tree
-            cache.store(keys[page_path], page_runs)
+        theirs = [path for page in {page_path, *unfinished} for path in runner.compile_caches(page).values()]
+        if guard.unchanged(files[page_path], beside, theirs):  # nothing is kept from a run that changed the tree
+            if stored := cache.store(keys[page_path], page_runs):
+                guard.accept(stored)
         runs[page_path] = page_runs
         history.update(page_path, sum(run.seconds for run in page_runs), peak)
 
@@ -185,6 +190,7 @@ def run_site(
         platform=own.platform,
         platform_recorded=own.has_platform,
         tree_changed=check_tree([job.page for job in to_run]),
+        refused=refused,
     )
 
     def check_pages(checked: list[Page]) -> None:
@@ -223,32 +229,88 @@ def run_site(
     return site
 
 
+def edition_name(env: Environment) -> str:
+    """What one build's own stores are kept under: its torch release and Python (`2.13.0-py3.11`)."""
+    return f"{env.release}-py{env.python_minor}"
+
+
+def guarded_stores(root: Path, cache: ExecutionCache, env: Environment) -> list[Path]:
+    """What a build believes of earlier builds (this edition's stored runs, the execute step's record, the
+    source-symbol answers for this torch, every page's compile caches) and the git directories: guarded
+    where pages could write them (a page's own compile caches are its to write while it runs)."""
+    caches = cache_root(root)
+    runs = caches / "runs" / f"{edition_name(env)}.json"
+    compiled = [Path(base) for kind in runner.COMPILE_CACHES if (base := os.environ.get(runner.PAGE_VARIABLES[kind]))]
+    return [cache.directory, runs, caches / "symbols" / env.git_version, *compiled, *git_directories(root)]
+
+
 def _cached_runs(
-    pages: list[Page], cache: ExecutionCache, keys: dict[str, str], cuda: bool, given: dict[str, list[BlockRun]]
+    pages: list[Page],
+    cache: ExecutionCache,
+    keys: dict[str, str],
+    cuda: bool,
+    given: dict[str, list[BlockRun]],
+    refused: list[str] | None = None,
 ) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
-    """The runs of the pages given or held by the cache, and the jobs of those that are not."""
+    """The runs of the pages given or held by the cache, each checked to be what a run of its block
+    could be (`stored_runs`; why one is not, in `refused`), and the jobs of those that are not."""
     runs: dict[str, list[BlockRun]] = {}
     to_run: list[PageJob] = []
     for page in pages:
-        if len(given.get(page.path, [])) == len(page.blocks):
-            runs[page.path] = given[page.path]
-            continue
-        cached = cache.load(keys[page.path], len(page.blocks))
-        if cached is not None:
-            runs[page.path] = [
-                BlockRun(
-                    Status.CACHED if r.status == Status.OK else r.status,
-                    r.output,
-                    r.error,
-                    r.seconds,
-                    r.machine,
-                    figure=r.figure,
-                )
-                for r in cached
-            ]
-        else:
+        found = stored_runs(page, given.get(page.path), cuda, cached=False, refused=refused)
+        if found is None:
+            stored = cache.load(keys[page.path], len(page.blocks))
+            found = stored_runs(page, stored, cuda, cached=True, refused=refused)
+        if found is None:
             to_run.append(_job(page, cuda))
+        else:
+            runs[page.path] = found
     return runs, to_run
+
+
+def stored_runs(
+    page: Page, stored: list[BlockRun] | None, cuda: bool, cached: bool, refused: list[str] | None = None
+) -> list[BlockRun] | None:
+    """A page's stored runs (the execution cache's, `cached`, or the execute step's record) as its blocks'
+    runs, or None where any is not what a run of its block could have been: a store is not believed for
+    its word (a page, or anyone, may have written it). Why not, appended to `refused`."""
+    if stored is None or len(stored) != len(page.blocks):
+        return None
+    try:
+        return [stored_run(block, run, cuda, cached) for block, run in zip(page.blocks, stored, strict=True)]
+    except CorruptEntry as error:
+        if refused is not None:
+            store = "the execution cache" if cached else "the execute step's record"
+            refused.append(f"{store}: {error}")
+        return None
+
+
+def stored_run(block: Block, run: BlockRun, cuda: bool, cached: bool) -> BlockRun:
+    """`run` as `block`'s, checked: a block that runs here ran to its end (its status says so, its
+    figure is sanitised again, its machine is one); a GPU-only block without a GPU was not run, and
+    shows nothing of its own. CorruptEntry for anything else."""
+    if block.device == "cuda" and not cuda:
+        if run.status not in {Status.SKIPPED, Status.GPU_RECORDED, Status.GPU_MISSING}:
+            raise CorruptEntry(f"{block.label}: a GPU-only block stored as {run.status.value}")
+        return BlockRun(Status.SKIPPED)
+    if not run.status.ran:
+        raise CorruptEntry(f"{block.label}: stored as {run.status.value}, which no run here ends in")
+    figure = ""
+    if block.figure:
+        try:
+            figure = sanitise(run.figure.encode())
+        except FigureError as error:
+            raise CorruptEntry(f"{block.label}: its stored figure: {error}") from None
+    elif run.figure:
+        raise CorruptEntry(f"{block.label}: a figure stored for a block that draws none")
+    machine = run.machine
+    if machine and not (set(machine) == set(MACHINE) and all(type(machine[k]) is t for k, t in MACHINE.items())):
+        raise CorruptEntry(f"{block.label}: a stored machine that is none")
+    status = Status.CACHED if cached or run.status == Status.CACHED else Status.OK
+    return BlockRun(status, run.output, run.error, run.seconds, dict(machine), list(map(str, run.leftovers)), figure)
+
+
+MACHINE = {field.name: {"str": str, "int": int}[str(field.type)] for field in fields(Machine)}  # what a machine holds
 
 
 def _recordings_to_check(own: Recordings, pages: list[Page]) -> tuple[Recordings, str | None]:
@@ -289,7 +351,7 @@ def check(block: Block, run: BlockRun, recordings: Recordings, cuda: bool) -> Bl
     elif masked(recorded) != masked(run.output):  # measured values are checked by their claims, above
         result.status = Status.DRIFT
         result.error = unified_diff(masked(recorded), masked(run.output), path)
-    if block.figure and result.status in {Status.OK, Status.CACHED, Status.DRIFT}:
+    if block.figure and result.status.has_output:
         _check_figure(result, recordings)
     return result
 
@@ -368,5 +430,6 @@ def execute(
         return recorded_site(root, pages)
     check_cache_root(cache_root(root))
     prepare_page_processes(root)
-    cache = ExecutionCache(cache_root(root) / "exec", cache_enabled)
+    env = page_environment(root)
+    cache = ExecutionCache(cache_root(root) / "exec" / edition_name(env), cache_enabled)
     return run_site(root, pages, cache, workers=workers, only=only, serving=serving, given=given)

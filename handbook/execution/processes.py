@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import psutil
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -32,6 +33,22 @@ def _prctl(option: int, value: int) -> bool:
 def become_subreaper() -> None:
     """Orphans of this process's descendants become its children rather than init's."""
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # not Linux: a process that leaves the tree is not found
+
+
+def undumpable() -> None:
+    """No process without CAP_SYS_PTRACE (a page) may trace this one, nor read its memory, its environment,
+    its descriptors or its root through /proc (a program it runs is dumpable again)."""
+    _prctl(PR_SET_DUMPABLE, 0)
+
+
+def dumpable(flag: bool) -> bool:
+    """Make this process dumpable or not (see `undumpable`); whether it was."""
+    try:
+        was = ctypes.CDLL(None, use_errno=True).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1
+    except (OSError, AttributeError):
+        return True
+    _prctl(PR_SET_DUMPABLE, int(flag))
+    return was
 
 
 def die_with_parent(parent: int) -> None:

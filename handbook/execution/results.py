@@ -75,6 +75,7 @@ class SiteRun:
     platform: str = ""  # this_platform()
     platform_recorded: bool = True  # this platform's outputs were recorded (or it is the recording platform)
     tree_changed: list[str] = field(default_factory=list)  # under `mkdocs serve`: what changed while pages ran
+    refused: list[str] = field(default_factory=list)  # stored runs not believed (`pipeline.stored_runs`), and why
 
     def page(self, path: str) -> Page:
         return next(page for page in self.pages if page.path == path)

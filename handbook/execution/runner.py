@@ -10,13 +10,15 @@ running: what is killed is reported with the block that started it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
-import multiprocessing
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +30,19 @@ from pathlib import Path
 import psutil
 
 from handbook import switches
-from handbook.execution import cgroups, figures, page_process, processes, zygote
+from handbook.environment import cache_root
+from handbook.errors import InputError
+from handbook.execution import (
+    cgroups,
+    confinement,
+    figures,
+    page_process,
+    processes,
+    protocol,
+    shared_memory,
+    zygote,
+)
+from handbook.execution.protocol import BlockJob, PageRequest
 from handbook.execution.results import BlockRun
 from handbook.execution.status import Status
 
@@ -54,19 +68,8 @@ PEAK_SHARE = 1.10
 confinements: set[str] = set()
 
 
-class SettingError(ValueError):
-    """A switch or fence option whose value cannot be used."""
-
-
-@dataclass
-class BlockJob:
-    code: str
-    file: str  # repository-relative
-    line: int
-    timeout: float
-    run: bool = True
-    memory: int | None = None  # bytes: the page's memory limit, raised from this block on
-    figure: str | None = None  # the SVG file the block saves its figure as, read after it
+class SettingError(InputError):
+    """A switch or fence option whose value cannot be used: bad input, reported as any other."""
 
 
 @dataclass
@@ -88,17 +91,25 @@ class Limits:
 class _Running:
     job: PageJob
     pid: int
-    conn: object
+    conn: socket.socket  # the engine's end of the page's socket (not blocking)
     capture_dir: str
     work_dir: str
     runs: list[BlockRun]
     limits: Limits
+    machine: dict  # what it runs on, as the zygote observed it
+    directories: list[str] = field(default_factory=list)  # its own, removed when it ends
+    view_expected: bool = False  # pages get a read-only view here: the engine checks this one has it
+    read_only: list[str] = field(default_factory=list)  # what the engine checks it sees read-only
     current: int | None = None
-    machine: dict = field(default_factory=dict)
     last: int = 0  # the block started last
     capture: str | None = None
     started: float = 0.0
     finished: bool = False
+    frames: protocol.Frames = field(default_factory=protocol.Frames)  # what the page sent, as it arrives
+    confined: bool = False  # it said what it sees (its first message)
+    done: list[int] = field(default_factory=list)  # the blocks it reported ended, in order
+    late: bool = False  # it said what threads printed late (then what it ended, then that it finished)
+    leftovers: bool = False
     next_watch: float = 0.0
     next_peak_watch: float = 0.0
     started_by: dict[int, int] = field(default_factory=dict)  # pid -> block index, as the page saw it
@@ -266,46 +277,156 @@ def interpreter_search_path() -> tuple[str, ...]:
 
 
 def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
-    # Both directories are the engine's to remove, however the page ends.
-    capture_dir, work_dir = tempfile.mkdtemp(prefix="handbook-capture-"), tempfile.mkdtemp(prefix="page-")
-    ours, theirs = multiprocessing.Pipe()
+    directories = _page_directories(starter.directory, job)
+    ours, theirs = socket.socketpair()
     pid = starter.start_page(theirs)
-    blocks = [{"code": b.code, "file": b.file, "line": b.line, "run": b.run, "figure": b.figure} for b in job.blocks]
-    ours.send((blocks, capture_dir, work_dir, str(repo_root), list(interpreter_search_path())))
+    writable = [*directories.values(), *_split(switches.value(switches.PAGE_WRITABLE), os.pathsep)]
+    request = PageRequest(
+        tuple(job.blocks),
+        directories["capture"],
+        directories["work"],
+        str(repo_root),
+        interpreter_search_path(),
+        {name: directories[kind] for kind, name in PAGE_VARIABLES.items() if kind in directories},
+        tuple(writable),
+        max([limits.page_memory, *(b.memory or 0 for b in job.blocks)]),
+        view=not switches.off(switches.READ_ONLY_TREE),
+    )
+    with contextlib.suppress(OSError):  # a page gone already is found so when its socket is read
+        protocol.write_all(ours.fileno(), protocol.encode_request(request))
+    ours.setblocking(False)
     runs = [BlockRun(Status.NOT_RUN if b.run else Status.SKIPPED) for b in job.blocks]
-    return _Running(job, pid, ours, capture_dir, work_dir, runs, limits)
+    machine = starter.observed_machine()
+    state = _Running(job, pid, ours, directories["capture"], directories["work"], runs, limits, machine)
+    state.directories = [directories[kind] for kind in OWN_DIRECTORIES]
+    state.view_expected = request.view and confinement.expected()
+    state.read_only = [str(repo_root), str(cache_root(repo_root))]
+    return state
 
 
-def _handle(state: _Running, message: tuple) -> None:
-    kind = message[0]
-    if kind == "confinement":
-        confinements.add(message[1])
-    elif kind == "machine":
-        state.machine = message[1]
-    elif kind == "start":
-        state.current, state.capture, state.started = message[1], message[2], time.perf_counter()
-        state.last = state.current
-    elif kind == "figure":
-        state.figures[message[1]] = message[2]
-    elif kind == "done":
-        _, index, status, error, seconds, spawned = message
-        state.started_by.update((pid, index) for pid in spawned)
-        _know(state, spawned)
-        figure = ""
-        if status == Status.OK and (name := state.job.blocks[index].figure):
-            figure, problem = _figure(name, state.figures.pop(index, None))
-            if problem:
-                status, error = Status.FIGURE, problem
-        state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine, figure=figure)
-        state.current = None
-    elif kind == "late":
-        for index, characters in message[1]:
-            _held_back(state, index, characters)
-    elif kind == "leftovers":
-        for index, command in message[1]:
-            state.runs[index].leftovers.append(command)
-    elif kind == "finished":
-        state.finished = True
+# Each page's own directories, and the variables that name them to the page.
+PAGE_VARIABLES = {
+    "tmp": "TMPDIR",
+    "matplotlib": "MPLCONFIGDIR",
+    "inductor": "TORCHINDUCTOR_CACHE_DIR",
+    "extensions": "TORCH_EXTENSIONS_DIR",
+}
+
+
+def _split(text: str | None, separator: str) -> list[str]:
+    return [part for part in (text or "").split(separator) if part]
+
+
+def _page_directories(build: str, job: PageJob) -> dict[str, str]:
+    """The page's own directories: in the build's directory, its working directory (`page-*`), its
+    capture files, its temporary files and matplotlib's configuration (with the build's font list),
+    all removed when it ends; and, where the build keeps them (`pipeline.prepare_page_processes`),
+    torch's compile caches of this page alone, kept from build to build: what one page compiled
+    no other page reads."""
+    work = tempfile.mkdtemp(prefix="page-", dir=build)
+    found = {"work": work}
+    for kind in OWN_DIRECTORIES[1:]:
+        found[kind] = f"{work}-{kind}"
+        os.mkdir(found[kind], 0o700)
+    for fonts in Path(os.environ.get("MPLCONFIGDIR", "/nonexistent")).glob("fontlist-*.json"):
+        shutil.copy(fonts, found["matplotlib"])
+    for kind, directory in compile_caches(job.page).items():
+        found[kind] = str(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+    return found
+
+
+OWN_DIRECTORIES = ("work", "capture", "tmp", "matplotlib")  # removed when the page ends
+COMPILE_CACHES = ("inductor", "extensions")  # kept
+
+
+def compile_caches(page: str) -> dict[str, Path]:
+    """`page`'s own compile caches, below those the build keeps (`pipeline.prepare_page_processes`), if it does."""
+    bases = {kind: os.environ.get(PAGE_VARIABLES[kind]) for kind in COMPILE_CACHES}
+    return {kind: Path(base) / compile_cache_name(page) for kind, base in bases.items() if base}
+
+
+def compile_cache_name(page: str) -> str:
+    """The directory of `page`'s own compile caches: its path, readable, and a digest that keeps two
+    pages apart whatever their names."""
+    readable = re.sub(r"[^A-Za-z0-9_.-]", "_", page.removesuffix(".md"))[:80]
+    return f"{readable}-{hashlib.sha256(page.encode()).hexdigest()[:8]}"
+
+
+def _next_block(state: _Running) -> int | None:
+    """The block the page must start next: the first that runs after the last it ended, unless that one failed."""
+    if state.done and state.runs[state.done[-1]].status != Status.OK:
+        return None
+    after = state.done[-1] + 1 if state.done else 0
+    return next((i for i in range(after, len(state.job.blocks)) if state.job.blocks[i].run), None)
+
+
+def _handle(state: _Running, message: protocol.Message) -> None:
+    """Take in one message of the page; a ProtocolError for one it could not have sent now
+    (a block wrote to the page's socket: it may not speak for the page)."""
+    blocks = state.job.blocks
+    match message:
+        case protocol.Confinement(view) if not state.confined:
+            state.confined = True
+            confinements.add(view[:MAX_VIEW_CHARS])
+            if state.view_expected and not confinement.verified(state.pid, state.read_only):
+                raise Unconfined(view[:MAX_VIEW_CHARS])
+            protocol.write_all(state.conn.fileno(), protocol.PROCEED)
+        case protocol.Start(index) if state.confined and state.current is None and index == _next_block(state):
+            state.current, state.started, state.last = index, time.perf_counter(), index
+            state.capture = protocol.capture_file(state.capture_dir, index)
+        case protocol.Figure(index, data) if (
+            index == state.current and blocks[index].figure and index not in state.figures
+        ):
+            state.figures[index] = data
+        case protocol.Done(index, status, error, spawned) if (
+            index == state.current and status in protocol.PAGE_STATUSES
+        ):
+            _block_done(state, index, status, error, spawned)
+        case protocol.Late(held) if _page_over(state) and not state.late and all(i in state.done for i, _ in held):
+            state.late = True
+            for index, characters in held:
+                _held_back(state, index, characters)
+        case protocol.Leftovers(killed) if (
+            state.late and not state.leftovers and all(i in state.done for i, _ in killed)
+        ):
+            state.leftovers = True
+            for index, command in killed:
+                state.runs[index].leftovers.append(command[: protocol.MAX_COMMAND_CHARS])
+        case protocol.Finished() if state.leftovers:
+            state.finished = True
+        case _:
+            raise protocol.ProtocolError(f"a {protocol.KIND_OF[type(message)]!r} message it could not have sent then")
+
+
+MAX_VIEW_CHARS = 300  # what a page says it sees, in the build's log
+
+
+class Unconfined(Exception):
+    """A page whose read-only view the engine cannot see, where pages get one: it does not run."""
+
+
+def _page_over(state: _Running) -> bool:
+    return state.confined and state.current is None and _next_block(state) is None
+
+
+def _block_done(state: _Running, index: int, status: Status, error: str, spawned: list[int]) -> None:
+    # Only processes of its tree are the page's: a pid it names outside it (the engine's, say) is not
+    # held, nor ever killed, for it.
+    below = {process.pid for process in processes.descendants(state.pid)}
+    spawned = [pid for pid in spawned if pid in below]
+    state.started_by.update((pid, index) for pid in spawned)
+    _know(state, spawned)
+    figure = ""
+    if status == Status.OK and (name := state.job.blocks[index].figure):
+        figure, problem = _figure(name, state.figures.pop(index, None))
+        if problem:
+            status, error = Status.FIGURE, problem
+    seconds = time.perf_counter() - state.started
+    error = error[: protocol.MAX_ERROR_CHARS]
+    state.runs[index] = BlockRun(status, _read(state.capture), error, seconds, state.machine, figure=figure)
+    state.done.append(index)
+    state.current = None
 
 
 def _figure(name: str, data: bytes | None) -> tuple[str, str]:
@@ -428,7 +549,7 @@ def _lost(state: _Running, starter: zygote.Zygote) -> None:
     """The page's pipe closed, or its process ended, before it said it had finished."""
     code = starter.exit_code(state.pid, EXIT_SECONDS)
     if code is None:  # it runs on, deaf: a block closed the file descriptors it inherited
-        _stop(state, Status.CRASHED, "the block closed the page process's pipe to the build; the page was killed")
+        _stop(state, Status.CRASHED, "the block closed the page process's socket to the build; the page was killed")
         return
     status, error = _describe_exit(code)
     if state.current is not None:
@@ -437,14 +558,53 @@ def _lost(state: _Running, starter: zygote.Zygote) -> None:
     _record_killed(state, starter.orphans(state.pid, ORPHANS_SECONDS))
 
 
+READ_BYTES = 1 << 20  # read of one page's socket at one look: a page that floods it does not starve the watch
+
+
+def _received(state: _Running) -> tuple[list[bytes], bool]:
+    """The frames the page has completed since the last look, and whether its socket has closed."""
+    data, closed = b"", False
+    while len(data) < protocol.MAX_FRAME_BYTES + READ_BYTES:
+        try:
+            chunk = state.conn.recv(READ_BYTES)
+        except BlockingIOError:
+            break
+        except OSError:  # reset: the page went with bytes unread
+            closed = True
+            break
+        if not chunk:
+            closed = True
+            break
+        data += chunk
+    return state.frames.feed(data), closed
+
+
 def _ended(state: _Running, starter: zygote.Zygote) -> bool:
     """Read what the page has sent; True once it has ended (and its last block is settled)."""
     try:
-        while state.conn.poll():
-            _handle(state, state.conn.recv())
+        payloads, closed = _received(state)
+        for payload in payloads:
+            _handle(state, protocol.decode(payload))
             if state.finished:
                 return True
-    except (EOFError, OSError):
+        if state.frames.broken:
+            raise state.frames.broken
+    except Unconfined as view:
+        _stop(
+            state,
+            Status.CRASHED,
+            f"the page could not be given its read-only view, as every page here is (it said: {view}); it did not run",
+        )
+        return True
+    except protocol.ProtocolError as error:
+        _stop(
+            state,
+            Status.FORGED,
+            f"the page process sent the build {error}: a block may not speak for its page (it wrote to the page's "
+            "socket to the build); the page was killed",
+        )
+        return True
+    if closed:
         _lost(state, starter)
         return True
     if state.pid in starter.exit_codes:  # gone, though a process it started holds its pipe open
@@ -453,7 +613,7 @@ def _ended(state: _Running, starter: zygote.Zygote) -> bool:
     return False
 
 
-def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
+def _overstepped(state: _Running, now: float, shm: shared_memory.Watch) -> tuple[Status, str] | None:
     """A limit the page is past: its block's time, its block's output, or its memory."""
     if state.current is not None:
         timeout = state.job.blocks[state.current].timeout
@@ -467,13 +627,16 @@ def _overstepped(state: _Running, now: float) -> tuple[Status, str] | None:
     memory, below = processes.tree_memory(state.pid)
     state.known.update((process.pid, process) for process in below)
     limit, source = state.memory_limit()
-    if memory > limit or now >= state.next_peak_watch:  # resident memory counts what they share once each
+    own = shared_memory.page_bytes(state.pid)
+    files = shm.grown() if own is None else own  # what it keeps in /dev/shm is memory too
+    if memory + files > limit or now >= state.next_peak_watch:  # resident memory counts what they share once each
         memory = processes.proportional_memory(state.pid, below)
-        state.peak = max(state.peak, memory)
+        state.peak = max(state.peak, memory + files)
         state.next_peak_watch = now + PEAK_WATCH_SECONDS
-    if memory > limit:
+    if memory + files > limit:
+        held = f"{_size(memory + files)} of memory (" + (f"{_size(files)} of it in /dev/shm; " if files else "")
         return Status.MEMORY, (
-            f"its processes held {_size(memory)} of memory (their proportional set size: memory they share "
+            f"its processes held {held}their proportional set size: memory they share "
             f"counted once), past the page's limit of {_size(limit)} ({source}), and were killed; a block "
             'that needs more can raise it with memory="..." on its fence'
         )
@@ -503,9 +666,12 @@ def run_pages(
     """Run every page of `jobs`, at most `workers` at once and within the memory `peaks` (page ->
     bytes, measured before) foresee; return each page's block runs, in block order. `on_done(page,
     runs, peak)` is told of each page as it ends, with the peak measured now. However this ends
-    (Ctrl-C included), no page it started, nor anything a page started, is left running."""
+    (Ctrl-C included), no page it started, nor anything a page started, is left running, nor any
+    file it kept in /dev/shm."""
     plan = limits(workers)
     starter = zygote.zygote()
+    shm = shared_memory.Watch()
+    was_dumpable = processes.dumpable(False)  # no page reads the build's environment, or traces it, meanwhile
     pending = list(jobs)
     running: dict[object, _Running] = {}
     results: dict[str, list[BlockRun]] = {}
@@ -515,22 +681,51 @@ def run_pages(
                 index = next_to_start(pending, [state.job.page for state in running.values()], peaks or {})
                 if index is None:
                     break
-                state = _start(starter, pending.pop(index), repo_root, plan)
+                job = pending.pop(index)
+                try:
+                    state = _start(starter, job, repo_root, plan)
+                except zygote.ZygoteLost:  # the page did not start: it starts again, with a zygote that answers
+                    pending.insert(0, job)
+                    starter = _starter_lost(starter, running, results, on_done)
+                    break
                 running[state.conn] = state
             if starter.socket in wait([*running, starter.socket], timeout=WATCH_SECONDS):
                 starter.poll()
+            if not starter.alive() or starter.stopped():
+                starter = _starter_lost(starter, running, results, on_done)
+                continue
             now = time.perf_counter()
             for state in list(running.values()):
                 if _ended(state, starter):
                     _finish(state, starter, running, results, on_done)
-                elif problem := _overstepped(state, now):
+                elif problem := _overstepped(state, now, shm):
                     _stop(state, *problem)
                     _finish(state, starter, running, results, on_done)
     finally:
         for state in running.values():  # only when interrupted
             _end_page(state)
             _remove_directories(state)
+        shm.clean()
+        processes.dumpable(was_dumpable)
     return results
+
+
+def _starter_lost(starter: zygote.Zygote, running: dict, results: dict, on_done) -> zygote.Zygote:
+    """The zygote was stopped (a page may signal it) or died: every page running fails, as any of them may
+    have done it, and the build goes on with a zygote that answers."""
+    what = "was stopped (SIGSTOP)" if starter.alive() else "died"
+    if not running and not starter.started:
+        raise RuntimeError(f"the build's page starter (handbook.execution.zygote) {what} before it started a page")
+    starter.resume()  # so that it reports how the pages it forked ended
+    for state in list(running.values()):
+        _stop(
+            state,
+            Status.CRASHED,
+            f"the build's page starter (its zygote) {what} while this page ran: a page may not signal the build's "
+            "processes (this page, or one running beside it, did)",
+        )
+        _finish(state, starter, running, results, on_done)
+    return zygote.zygote()
 
 
 def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dict, on_done) -> None:
@@ -547,9 +742,9 @@ def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dic
 
 
 def _remove_directories(state: _Running) -> None:
-    """The page's capture files and working directory, whatever a block left in it
-    (a directory it made unreadable included)."""
-    for directory in (state.capture_dir, state.work_dir):
+    """The page's own directories (capture files, working directory, temporary files), whatever a block
+    left in them (a directory it made unreadable included); its compile caches are kept."""
+    for directory in state.directories:
         shutil.rmtree(directory, **{_RMTREE_HANDLER: _unlock_and_retry})
 
 

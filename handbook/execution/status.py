@@ -64,6 +64,12 @@ class Status(StrEnum):
         False,
         translatable("the block's figure is missing, too large or not an SVG the site may show"),
     )
+    FORGED = (
+        "forged",
+        False,
+        False,
+        translatable("the page process sent the build a message it does not send (a block wrote to its socket)"),
+    )
     NOT_RUN = (
         "not-run",
         False,
@@ -90,6 +96,27 @@ class Status(StrEnum):
     def shows_recording(self) -> bool:
         """Nothing ran: the page shows a recording."""
         return self in {Status.RECORDED, Status.GPU_RECORDED, Status.GPU_MISSING}
+
+    @property
+    def gpu_only(self) -> bool:
+        """A GPU-only block shown without a GPU: its recording, or the word that none exists."""
+        return self in {Status.GPU_RECORDED, Status.GPU_MISSING}
+
+    @property
+    def against_recording(self) -> bool:
+        """It ran to its end, and what it printed is not what is recorded (or nothing is): what
+        `make goldens` resolves, unlike a block that failed to run."""
+        return self in {Status.DRIFT, Status.UNRECORDED}
+
+    @property
+    def has_output(self) -> bool:
+        """It ran to its end, its whole output printed (matching its recording or not): a figure is checked then."""
+        return self in {Status.OK, Status.CACHED, Status.DRIFT}
+
+    @property
+    def may_be_noise(self) -> bool:
+        """A failure a fresh run may not repeat: a drift or a missed claim (`BlockResult.worth_running_again`)."""
+        return self in {Status.DRIFT, Status.CLAIM}
 
     @property
     def storable(self) -> bool:

@@ -2,49 +2,72 @@
 
 It is started by the engine with one end of an anonymous socket pair and nothing
 else to listen on: no name, no address, so no other process (a page among them)
-can ask it for a process. Each request carries the page's end of its pipe to the
-engine (`socket.send_fds`); the zygote forks, the child closes the zygote's socket
-at once and runs the page (`page_process.run_page`), and the zygote answers with
-the page's pid, and later with its exit code. Pages die with the zygote
+can ask it for a process. Before any page, it tells the engine the machine pages run
+on (`this_machine`, observed in a child in the state every page starts in): the
+engine's observation, never a page's word. Each request carries the page's end of its
+socket to the engine (`socket.send_fds`); the zygote forks, the child closes the
+zygote's socket at once, reads its `protocol.PageRequest` and runs the page
+(`page_process.run_page`), and the zygote answers with the page's pid, and later with
+its exit code. Pages die with the zygote
 (PR_SET_PDEATHSIG); when the engine goes, even killed, the socket reads end of
-file, and the zygote ends every page it started, with their trees, and exits.
+file, and the zygote ends every page it started, with their trees and cgroups,
+removes the build's directory, and exits. It runs in a process group of its own, so
+that a signal to the engine's group (a CI step killed) leaves it to do so.
+
+The build's directory (`handbook-build-*` in the system's temporary directory) holds
+every page's own directories and temporary files; it is locked while its build runs,
+and a build finds and removes those of builds that were killed before they could.
+A page may signal the zygote as it may any process of its user: the engine watches it
+(`Zygote.stopped`), and a zygote that was stopped or killed fails the pages that were
+running, not the build's wait.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
+import fcntl
 import json
 import os
+import platform
 import select
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
-from multiprocessing.connection import Connection
+from pathlib import Path
 
 import psutil
 
-from handbook.execution import processes
+from handbook import switches
+from handbook.environment import Machine, temporary_base
+from handbook.execution import cgroups, processes
 
 REQUEST = b"page"
 
 
-def main(fd: int) -> None:
-    """The zygote's loop: fork a page per request, report each page's exit, until the engine goes."""
+def main(fd: int, lock: int, directory: str) -> None:
+    """The zygote's loop: fork a page per request, report each page's exit, until the engine goes;
+    `lock` holds the build's `directory` (removed at the end)."""
     import handbook.execution.preload  # noqa: F401  (torch, once, before any page is forked)
 
     processes.become_subreaper()  # what a page that dies leaves running comes here, to be ended
+    processes.undumpable()  # no page can trace it, nor read its memory or its descriptors
 
     engine = socket.socket(fileno=fd)
+    _send(engine, ["machine", _observed_machine()])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the engine's to handle: it ends the pages
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     pages: set[int] = set()
+    started: list[int] = []
     while True:
         ready, _, _ = select.select([engine, wake_read], [], [])
         if wake_read in ready:
@@ -57,16 +80,61 @@ def main(fd: int) -> None:
                 message, fds = b"", []
             if not message or not fds:
                 break  # the engine is gone
-            pid = _fork_page(fds[0], [engine.fileno(), wake_read, wake_write])
+            pid = _fork_page(fds[0], [engine.fileno(), wake_read, wake_write, lock])
             os.close(fds[0])
             pages.add(pid)
+            started.append(pid)
             _send(engine, ["started", pid])
     for pid in pages:
         processes.end_tree(pid)
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
     _end_orphans(set())  # and what they and earlier pages left: nothing outlives the zygote
+    for pid in started:  # where the engine could not: it was killed
+        cgroups.end(cgroups.page_group(pid))
+    shutil.rmtree(directory, ignore_errors=True)
     os._exit(0)
+
+
+def this_machine() -> dict:
+    """The machine pages run on (`handbook.environment.Machine`, as a dict for the engine and the cache)."""
+    import torch
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
+    except OSError:
+        pass
+    if not cpu and sys.platform == "darwin":
+        cpu = os.popen("sysctl -n machdep.cpu.brand_string").read().strip()
+    return {
+        "cpu": cpu or platform.processor() or "unknown CPU",
+        "arch": platform.machine(),
+        "capability": torch.backends.cpu.get_cpu_capability(),
+        "threads": torch.get_num_threads(),
+    }
+
+
+def _observed_machine() -> dict:
+    """`this_machine` as a page sees it (in the state every page starts in: one intra-op thread),
+    observed in a child so that the zygote's own state stays as its pages need it."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            from handbook.execution.page_state import PAGE_STATE
+
+            exec(compile(PAGE_STATE, "<page state>", "exec"), {})
+            os.write(write, json.dumps(this_machine()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        data = answer.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
 
 
 def _send(engine: socket.socket, message: list) -> None:
@@ -121,12 +189,12 @@ def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
             os.close(fd)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        processes.dumpable(True)  # the zygote is not, for pages; the engine reads each page's memory (a user's own)
         processes.die_with_parent(zygote)
-        from handbook.execution import page_process
+        from handbook.execution import page_process, protocol
 
-        os.set_inheritable(page_fd, False)  # a program the page runs does not hold the engine's pipe
-        conn = Connection(page_fd)
-        page_process.run_page(conn, *conn.recv())
+        os.set_inheritable(page_fd, False)  # a program the page runs does not hold the engine's socket
+        page_process.run_page(page_fd, protocol.decode_request(protocol.read_frame(page_fd)))
     except BaseException:
         with contextlib.suppress(BaseException):  # nothing may carry the page on into the zygote's loop
             traceback.print_exc()
@@ -134,32 +202,120 @@ def _fork_page(page_fd: int, zygote_fds: list[int]) -> int:
         os._exit(1)
 
 
+BUILD_PREFIX = "handbook-build-"
+# What pages inherit of the build's environment: its settings, never its secrets (a token a CI step
+# holds). Names, and prefixes of names; `HANDBOOK_PAGE_VARIABLES` adds names (tests).
+INHERITED = {
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
+    "PYTHONHASHSEED", "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE",
+    "KINETO_LOG_LEVEL", "SOURCE_DATE_EPOCH", "MPLBACKEND", "MATPLOTLIBRC", "MPLCONFIGDIR",
+    "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "MAX_JOBS", "CUDA_HOME", "CUDA_VISIBLE_DEVICES",
+    "NO_MKDOCS_2_WARNING", *switches.ALL,
+}  # fmt: skip
+INHERITED_PREFIXES = ("TORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_", "ATEN_", "OMP_", "MKL_", "KMP_", "LC_", "NCCL_")
+
+
+def inherited_environment(directory: str) -> dict[str, str]:
+    """The environment of the zygote, and so of every page: the build's settings, its temporary
+    directory the build's own."""
+    names = INHERITED | set(filter(None, (switches.value(switches.PAGE_VARIABLES) or "").split(",")))
+    kept = {k: v for k, v in os.environ.items() if k in names or k.startswith(INHERITED_PREFIXES)}
+    return {**kept, "TMPDIR": directory}
+
+
+def remove_stale_builds() -> None:
+    """The directories of builds that were killed before they could remove them (no one holds their lock)."""
+    for directory in Path(temporary_base()).glob(f"{BUILD_PREFIX}*"):
+        if directory.name.startswith(f"{BUILD_PREFIX}making-"):
+            continue
+        try:
+            fd = os.open(directory / LOCK, os.O_RDONLY)
+        except OSError:
+            continue  # being made, or not one of ours
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its build runs
+        finally:
+            os.close(fd)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+LOCK = ".lock"
+
+
+def _locked_directory() -> tuple[str, int]:
+    """A new build directory, and its lock, held (by this process and the zygote: the build runs). Made
+    under another name, and given its own once locked, so that no build finds it unlocked."""
+    making = tempfile.mkdtemp(prefix=f"{BUILD_PREFIX}making-", dir=temporary_base())
+    lock = os.open(Path(making) / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    directory = making.replace(f"{BUILD_PREFIX}making-", BUILD_PREFIX, 1)
+    os.rename(making, directory)
+    return directory, lock
+
+
+WATCH_SECONDS = 0.5  # how often a wait on the zygote looks whether it was stopped
+
+
 class Zygote:
     """The engine's side: starts the zygote, asks it for pages, and learns how they ended."""
 
     def __init__(self) -> None:
+        remove_stale_builds()
+        cgroups.remove_stale()
+        self.directory, self.lock = _locked_directory()
         self.socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        start = f"from handbook.execution.zygote import main; main({theirs.fileno()})"
+        start = f"from handbook.execution.zygote import main; main({theirs.fileno()}, {self.lock}, {self.directory!r})"
         code = f"import sys; sys.path[:] = {sys.path!r}; {start}"  # the engine's path: its handbook
         self.process = subprocess.Popen(
-            [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
+            [sys.executable, "-c", code],
+            pass_fds=[theirs.fileno(), self.lock],
+            stdin=subprocess.DEVNULL,
+            env=inherited_environment(self.directory),
+            start_new_session=True,  # a signal to the engine's process group leaves it to end the pages
         )
         theirs.close()
+        self.dead = False
+        self.started = 0  # pages it started
         self.exit_codes: dict[int, int] = {}
+        self.machine: dict | None = None  # what pages run on, as the zygote observed it before any page
         # Per page that ended: what it left running that the zygote ended.
         self.orphans_killed: dict[int, list[processes.Killed]] = {}
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return not self.dead and self.process.poll() is None
 
-    def start_page(self, page_end: Connection) -> int:
-        """Fork a page that talks to the engine through `page_end` (closed here); its pid."""
+    def stopped(self) -> bool:
+        """Whether a signal stopped the zygote (a page may send it one): it forks and answers nothing then."""
+        try:
+            return psutil.Process(self.process.pid).status() in {psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP}
+        except psutil.Error:
+            return False
+
+    def resume(self) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(self.process.pid, signal.SIGCONT)
+
+    def observed_machine(self) -> dict:
+        """The machine pages run on, as the zygote observed it (waiting for its word, the first it sends)."""
+        while self.machine is None:
+            if self._receive(WATCH_SECONDS) is None and not self.alive():
+                raise ZygoteLost("the build's page starter (handbook.execution.zygote) exited as it started")
+        return self.machine
+
+    def start_page(self, page_end: socket.socket) -> int:
+        """Fork a page that talks to the engine through `page_end` (closed here); its pid.
+        ZygoteLost if the zygote was stopped or died first."""
         socket.send_fds(self.socket, [REQUEST], [page_end.fileno()])
         page_end.close()
         while True:
-            message = self._receive(None)
+            message = self._receive(WATCH_SECONDS)
             if message and message[0] == "started":
+                self.started += 1
                 return message[1]
+            if message is None and (self.stopped() or not self.alive()):
+                raise ZygoteLost("the build's page starter stopped answering as it was to start a page")
 
     def exit_code(self, pid: int, timeout: float) -> int | None:
         """The page's exit code (negative: the signal that ended it), or None if it still runs after `timeout` s."""
@@ -178,11 +334,16 @@ class Zygote:
     def _receive(self, timeout: float | None) -> list | None:
         if not select.select([self.socket], [], [], timeout)[0]:
             return None
+        if self.dead:
+            return None
         data = self.socket.recv(MESSAGE_BYTES)
-        if not data:
-            raise RuntimeError("the build's page starter (handbook.execution.zygote) exited; see its error above")
+        if not data:  # it exited: what it said before is taken in, and nothing more comes
+            self.dead = True
+            return None
         message = json.loads(data)
-        if message[0] == "exited":
+        if message[0] == "machine":
+            self.machine = dataclasses.asdict(Machine(**message[1]))  # its fields, checked
+        elif message[0] == "exited":
             self.exit_codes[message[1]] = message[2]
         elif message[0] == "orphans":
             self.orphans_killed[message[1]] = [processes.Killed(pid, command) for pid, command in message[2]]
@@ -198,14 +359,23 @@ class Zygote:
         return self.orphans_killed.pop(pid)
 
     def close(self) -> None:
-        """The zygote reads end of file: it ends the pages it still runs, and exits."""
+        """The zygote reads end of file: it ends the pages it still runs, removes the build's
+        directory, and exits."""
         self.socket.close()
+        self.resume()
         try:
             self.process.wait(timeout=CLOSE_SECONDS)
         except subprocess.TimeoutExpired:  # held up ending what pages left: it and its tree are killed
             processes.end_tree(self.process.pid)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=CLOSE_SECONDS)
+        shutil.rmtree(self.directory, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.close(self.lock)
+
+
+class ZygoteLost(RuntimeError):
+    """The zygote stopped answering: a signal stopped it, or it died."""
 
 
 _running: Zygote | None = None

@@ -101,16 +101,29 @@ def prose_text(value: str) -> str:
     return MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(" ".join(value.splitlines())))
 
 
-def in_code_span(line: str, position: int) -> bool:
-    """Whether `position` of `line` lies inside a code span (CommonMark: a run of backticks
-    opens one, the next run exactly as long closes it)."""
-    opened = 0
-    for run in re.finditer(r"`+", line[:position]):
-        if not opened:
-            opened = len(run[0])
-        elif len(run[0]) == opened:
-            opened = 0
-    return bool(opened)
+def in_code_span(line: str, start: int, end: int | None = None) -> bool:
+    """Whether `line[start:end]` lies inside a code span, as Markdown reads the line: a run of backticks
+    that no backslash escapes opens one, and the next run exactly as long closes it, if there is one
+    (after `end`: a span with no closer is no span, and its backticks are text). Where it is not sure,
+    it answers no: the value is then escaped as prose, never pasted as it is."""
+    end = start if end is None else end
+    opened, position = 0, 0
+    while position < start:
+        if line[position] == "\\" and not opened and position + 1 < len(line) and line[position + 1] in PUNCTUATION:
+            position += 2  # an escaped character, a backtick or a backslash among them, is text
+            continue
+        if line[position] == "`":
+            run = len(line[position:]) - len(line[position:].lstrip("`"))
+            opened = 0 if run == opened else opened or run
+            position += run
+            continue
+        position += 1
+    if not opened or position > start:  # the quote starts inside a run of backticks: not in a span
+        return False
+    return any(len(run[0]) == opened for run in re.finditer(r"`+", line[end:]))
+
+
+PUNCTUATION = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # what a backslash escapes (CommonMark, ASCII)
 
 
 def _quote(match: re.Match, page: str, output_of: OutputLookup, line: str, docs_dir: str) -> tuple[str, str]:
@@ -130,7 +143,7 @@ def _quote(match: re.Match, page: str, output_of: OutputLookup, line: str, docs_
         ), ""
     if value is None:
         return f"block {match['block']!r} printed nothing matching /{match['pattern']}/ with this torch", ""
-    if not in_code_span(line, match.start()):
+    if not in_code_span(line, match.start(), match.end()):
         return "", prose_text(value)
     if "`" in value:
         return f"the value {value!r} holds a backtick, which would end the code span around it", ""

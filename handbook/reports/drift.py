@@ -18,7 +18,8 @@ from handbook.execution.pipeline import execute
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import SiteRun
 from handbook.execution.status import Status
-from handbook.sources.links import SourceAnchors, source_anchors
+from handbook.markdown_structure import fenced
+from handbook.sources.links import SourceAnchors, moved_anchors, moved_rows, source_anchors
 from handbook.sources.source_map import title_of
 
 MAX_LINE = 400  # characters of one diff line shown; the report is read, not parsed
@@ -42,10 +43,11 @@ def _outputs_section(site: SiteRun, root: Path, docs_dir: str) -> list[str]:
                 f"#### {block.section or 'Introduction'}: block {block.index} (`{block.id}`, `{block.origin}`{draws})",
                 "",
             ]
-            lines += [result.status.meaning + ":", "", "```diff" if result.status == Status.DRIFT else "```text"]
-            lines += [
+            shown = [
                 line if len(line) <= MAX_LINE else line[:MAX_LINE] + " … (cut)" for line in result.error.splitlines()
-            ] + ["```", ""]
+            ]
+            language = "diff" if result.status == Status.DRIFT else "text"
+            lines += [result.status.meaning + ":", "", fenced("\n".join(shown), language), ""]
     return lines
 
 
@@ -57,7 +59,7 @@ def _anchors_section(found: SourceAnchors, recorded: dict[str, str], baseline: s
             + [f"- {error}" for error in found.errors]
             + [""]
         )
-    moved = sorted(t for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
+    moved = moved_anchors(recorded, found.anchors)
     if moved:
         lines += [
             f"### Moved: {len(moved)} of {len(found.anchors)} linked symbols",
@@ -65,7 +67,7 @@ def _anchors_section(found: SourceAnchors, recorded: dict[str, str], baseline: s
             f"| Symbol | torch {baseline} | torch {release} |",
             "|---|---|---|",
         ]
-        lines += [f"| `{t}` | {recorded[t]} | {found.anchors[t]} |" for t in moved] + [""]
+        lines += moved_rows(recorded, found.anchors) + [""]
     if not found.errors and not moved:
         lines += ["Every source link resolves to the lines recorded for torch " + baseline + ".", ""]
     return lines
@@ -79,7 +81,7 @@ def drift_report(root: Path, docs_dir: str = "docs") -> tuple[str, str]:
     found = source_anchors(root, docs_dir)
     recorded = Recordings(root, baseline).anchors()
     failing = [r for r in site.failures() if r.status != Status.NOT_RUN]
-    moved = sum(1 for t in found.anchors.keys() & recorded.keys() if found.anchors[t] != recorded[t])
+    moved = len(moved_anchors(recorded, found.anchors))
     summary = (
         f"torch {identity.version} against the recordings of torch {baseline}: {len(failing)} of "
         f"{len(site.all_results())} blocks differ or fail, "

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from handbook.environment import RECORDED_PYTHON
+from handbook.execution.blocks import scan_docs
 from handbook.execution.results import SiteRun
 from handbook.execution.runner import block_timeout
 from handbook.execution.status import Status
@@ -48,7 +49,7 @@ def write_report(site: SiteRun, path: Path, tree: str = "") -> None:
     write_atomically(path, json.dumps(report_data(site, tree), indent=2) + "\n")
 
 
-def site_problems(site_dir: Path, root: Path) -> list[str]:
+def site_problems(site_dir: Path, root: Path, docs_dir: str = "docs") -> list[str]:
     """Why a built site cannot be published as the handbook's: no execution report (the handbook
     plugin did not run: a site generator that ignores MkDocs plugins built it, its blocks neither
     run by the engine nor checked against their recordings), a report of another tree, or blocks
@@ -66,8 +67,41 @@ def site_problems(site_dir: Path, root: Path) -> list[str]:
     problems = []
     if data.get("tree") != tree_digest(root):
         problems.append(f"{report}: the site was built from another state of the tree; build it again")
-    failed = [b for b in data.get("blocks", []) if not Status(b.get("status", "raised")).passes]
-    problems += [f"{b['page']}, block {b['id']} ({b['source']}): {b['status']}" for b in failed]
+    problems += unverified_blocks(data.get("blocks"), root, docs_dir)
     if not data.get("blocks"):
         problems.append(f"{report}: no block was checked")
+    return problems
+
+
+# What a published block may show: a run (in this build, or reused from a store checked against this
+# tree's blocks), or, for a GPU-only block without a GPU here, its GPU recording or that there is none.
+SHOWN = {Status.OK, Status.CACHED}
+SHOWN_GPU = {Status.GPU_RECORDED, Status.GPU_MISSING}
+
+
+def unverified_blocks(reported: object, root: Path, docs_dir: str) -> list[str]:
+    """Every block of the tree (the pages under `docs_dir`) whose report does not say it ran, or came from
+    a verified store, in this build: a block failed, shown from its recording (a render-only build), left
+    out of the report, or one the tree does not have."""
+    blocks = {(b.page, b.id): b for page in scan_docs(root, docs_dir) for b in page.blocks}
+    found: dict[tuple[str, str], str] = {}
+    problems = []
+    for entry in reported if isinstance(reported, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        key, status = (str(entry.get("page")), str(entry.get("id"))), str(entry.get("status"))
+        found[key] = status
+        block = blocks.get(key)
+        if block is None:
+            problems.append(f"{key[0]}, block {key[1]}: in the report, not in {docs_dir}/")
+            continue
+        allowed = SHOWN | (SHOWN_GPU if block.device == "cuda" else set())
+        if status not in allowed:
+            shown = {Status.RECORDED.value: "recorded (a render-only build: it did not run)"}.get(status, status)
+            problems.append(f"{block.page}, block {block.id} ({block.origin}): {shown}")
+    problems += [
+        f"{page}, block {block_id} ({block.origin}): not in the report"
+        for (page, block_id), block in blocks.items()
+        if (page, block_id) not in found
+    ]
     return problems

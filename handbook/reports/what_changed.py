@@ -20,6 +20,7 @@ from handbook.execution.recordings import Recordings, unified_diff
 from handbook.markdown_structure import fenced, shown_title
 from handbook.messages import Words
 from handbook.releases import previous_release
+from handbook.sources.links import moved_anchors, moved_rows
 
 PAGE = "what-changed.md"
 MARKER = re.compile(r"^<!-- what-changed (?P<old>\S+) (?P<new>\S+) -->$", re.MULTILINE)
@@ -121,7 +122,7 @@ def _anchors_table(
     lines = [f"### {words('Source anchors')}", ""]
     if not old_anchors or not new_anchors:
         return lines + [words("No anchors are recorded for one of the releases.")]
-    moved = sorted(t for t in old_anchors.keys() & new_anchors.keys() if old_anchors[t] != new_anchors[t])
+    moved = moved_anchors(old_anchors, new_anchors)
     if not moved:
         return lines + [words("No linked symbol moved.")]
     lines += [
@@ -134,7 +135,7 @@ def _anchors_table(
         f"| {words('Symbol')} | torch {old} | torch {new} |",
         "|---|---|---|",
     ]
-    return lines + [f"| `{t}` | {old_anchors[t]} | {new_anchors[t]} |" for t in moved]
+    return lines + moved_rows(old_anchors, new_anchors)
 
 
 def what_changed_page(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from handbook import versioned_prose
 from handbook.environment import cache_root, minor_version
-from handbook.markdown_structure import prose_lines, section_of_each_line, sections
+from handbook.markdown_structure import fenced, prose_lines, section_of_each_line, sections
 from handbook.messages import Words
 from handbook.sources.symbols import Span, find
 from handbook.sources.tree import SourceError, SourceTree
@@ -134,15 +134,12 @@ class SourceLinker:
             last=resolved.last,
             tag=self.tree.identity.tag,
         )
-        body = "\n".join(lines)
-        fence = "````"
         view = self.words("View {symbol} on GitHub", symbol=resolved.symbol)
-        block = (
-            # PyTorch's code, not the handbook's words: kept out of the search index (Material skips
-            # an element marked data-search-exclude).
-            f'{fence}{{.{language} title="{title}" linenums="{resolved.first}" data-search-exclude=""}}\n'
-            f"{body}\n{fence}\n\n[{view}]{self.link_markup(resolved)}"
-        )
+        # PyTorch's code, not the handbook's words: kept out of the search index (Material skips an
+        # element marked data-search-exclude). In a fence no line of it can end.
+        info = f'{{.{language} title="{title}" linenums="{resolved.first}" data-search-exclude=""}}'
+        excerpt = fenced("\n".join(lines), info, shortest=4)
+        block = f"{excerpt}\n\n[{view}]{self.link_markup(resolved)}"
         return "\n".join(indent + line if line else line for line in block.splitlines())
 
     def rewrite(self, markdown: str, page: str, plain: bool = False) -> PageLinks:
@@ -241,6 +238,16 @@ def sections_without_links(markdown: str) -> list[str]:
             for number in range(section.heading.line, section.end)
         )
     ]
+
+
+def moved_anchors(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The link targets recorded in both whose lines differ, sorted: what a release moved."""
+    return sorted(target for target in before.keys() & after.keys() if before[target] != after[target])
+
+
+def moved_rows(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """A table's rows for the moved anchors: the target, its lines before, its lines after."""
+    return [f"| `{target}` | {before[target]} | {after[target]} |" for target in moved_anchors(before, after)]
 
 
 @dataclass

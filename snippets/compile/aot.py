@@ -41,6 +41,8 @@ with torch.no_grad():
     torch.compile(weighted_sin, backend=two_graphs)(x, w)
 # --8<-- [end:aot_inference]
 
+# timeout="300": AOTAutograd traces, partitions and compiles forward and backward twice; in
+# the builds of make test (three editions side by side on two cores) it took 83 to 85 s
 # --8<-- [start:aot_function]
 from torch._functorch.aot_autograd import aot_function
 from torch._functorch.partitioners import min_cut_rematerialization_partition

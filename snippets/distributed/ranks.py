@@ -40,9 +40,13 @@ def _rank_main(fn, rank, world_size, tmp, env, timeout, results):
         )
         try:
             result = fn(rank, world_size)
+        except Exception as e:  # the error a rank hit is its result
+            # leaving this clause frees its traceback and the DDP it holds, before the
+            # group is destroyed: a DDP that outlived its group hung a rank's exit
+            result = f"{type(e).__name__}: {e}"
         finally:
             dist.destroy_process_group()
-    except Exception as e:  # the error a rank hit is its result
+    except Exception as e:  # init failed
         result = f"{type(e).__name__}: {e}"
     results.put((rank, result))
 

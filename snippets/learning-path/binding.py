@@ -21,4 +21,9 @@ try:
     torch.mul(a, "x")
 except TypeError as e:                # raised by the C++ argument parser
     print(f"TypeError: {e}")
+names = [n for n in dir(torch._C._VariableFunctions) if not n.startswith("__")]
+private = [n for n in names if n.startswith("_")]
+print(f"names on _VariableFunctions: {len(names)}, private (_name): {len(private)},",
+      "on torch:", sum(hasattr(torch, n) for n in names))
+print("the one left out, unique_dim, on torch:", hasattr(torch, "unique_dim"))
 # --8<-- [end:binding]

@@ -49,4 +49,6 @@ for top, n in sorted(by_top.items()):
     print(f"   {top + '/':13} {n}")
 print("aten/src/ATen/native/BinaryOps.cpp listed:",
       "aten/src/ATen/native/BinaryOps.cpp" in source_paths)
+third_party = sorted({p.split("/")[1] for p in source_paths if p.startswith("third_party/")})
+print("third_party/ projects:", ", ".join(third_party))
 # --8<-- [end:so_paths]

@@ -38,6 +38,15 @@ for key in ("TORCH_VERSION", "COMMIT_SHA", "BUILD_TYPE", "USE_CUDA", "USE_MKLDNN
     print(f"{key:13} = {settings[key]}")
 # --8<-- [end:config]
 
+# --8<-- [start:collect_env]
+import textwrap
+
+from torch.utils.collect_env import SystemEnv
+
+# the fields of the report `python -m torch.utils.collect_env` prints
+print(textwrap.fill(", ".join(SystemEnv._fields), 80))
+# --8<-- [end:collect_env]
+
 # --8<-- [start:tag]
 release = torch.__version__.split("+")[0]          # drop the local "+cpu" label
 print("check out tag   :", "v" + release)

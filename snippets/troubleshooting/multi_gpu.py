@@ -57,3 +57,11 @@ for i in range(torch.cuda.device_count()):
     print(f"cuda:{i} peak allocated {torch.cuda.max_memory_allocated(i) / 2**20:8.1f} MiB")
 loss.backward()
 # --8<-- [end:dp_gpu]
+
+# --8<-- [start:current_device]
+print("current device, before any set_device:", torch.cuda.current_device())
+print("where .cuda() puts a tensor:", torch.ones(1).cuda().device)
+last = torch.cuda.device_count() - 1
+torch.cuda.set_device(last)  # what the rank that owns this GPU does first
+print(f"after set_device({last}):", torch.ones(1).cuda().device)
+# --8<-- [end:current_device]
