@@ -58,9 +58,7 @@ VARIANTS = {
 # Punctuation and spacing (中文文案排版指北): full-width punctuation in Chinese text, one space between
 # Chinese and Latin words, digits or code, none beside full-width punctuation.
 RULES = {
-    "a space between Chinese and Latin, digits or code": re.compile(
-        rf"[{HAN}][A-Za-z0-9`]|[A-Za-z0-9`%][{HAN}]"
-    ),
+    "a space between Chinese and Latin, digits or code": re.compile(rf"[{HAN}][A-Za-z0-9`]|[A-Za-z0-9`%][{HAN}]"),
     "no space beside full-width punctuation": re.compile(
         r" [，。；：？！、）”』」]|[（“] |[，。；：？！、）”] (?=[^\s*_|])"
     ),
