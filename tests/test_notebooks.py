@@ -119,11 +119,17 @@ def cell_output(cell) -> str:
 CODE_LOCATION = re.compile(
     r"^(?:snippets/\S+?|docs/\S+?|<tmp>/\d+\.py|/tmp/ipykernel_\d+/\d+\.py):\d+: (?=\w*Warning)", re.MULTILINE
 )
+# So do Dynamo's logs, as `File "<file>", line <n>` or `(<file>:<n>)`.
+CODE_FRAME = re.compile(r'(?:snippets/[\w/.-]+?\.py|<tmp>/\d+\.py|/tmp/ipykernel_\d+/\d+\.py)(?:", line |:)\d+')
+# A warning echoes its source line, and a notebook cell's last line may end with the `;` that keeps
+# Jupyter from showing its value (notebooks.value_not_shown), which the page's block does not have.
+ECHOED_SEMICOLON = re.compile(r"^(  \S.*?);(\s*(?:#.*)?)$", re.MULTILINE)
 
 
 def comparable(output: str) -> str:
     """Measured values are masked: a notebook checks them by their claims, as the build does."""
-    return CODE_LOCATION.sub("<code>: ", masked(normalise(output, REPO)))
+    located = CODE_FRAME.sub("<code>:<n>", CODE_LOCATION.sub("<code>: ", masked(normalise(output, REPO))))
+    return ECHOED_SEMICOLON.sub(r"\1\2", located)
 
 
 @pytest.mark.full

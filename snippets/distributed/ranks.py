@@ -2,6 +2,7 @@
 
 # --8<-- [start:helper]
 import faulthandler
+import logging
 import multiprocessing
 import os
 import queue
@@ -28,6 +29,13 @@ def _rank_main(fn, rank, world_size, tmp, env, timeout, results):
     log = os.open(os.path.join(tmp, f"rank{rank}.log"), os.O_WRONLY | os.O_CREAT, 0o600)
     os.dup2(log, 1)  # a rank never prints to the page: what it writes goes to its log
     os.dup2(log, 2)
+    # In a notebook, sys.stdout and sys.stderr are the kernel's, which send what a forked child
+    # writes to the notebook: the rank's warnings and torch's log lines go to its log there too
+    sys.stdout = sys.stderr = open(log, "w", buffering=1, closefd=False)
+    for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+        for handler in getattr(logger, "handlers", []):
+            if type(handler) is logging.StreamHandler:
+                handler.setStream(sys.stderr)
     # TORCH_DIST_INIT_BARRIER: init returns once every rank is connected, so that a rank that finishes
     # early cannot close its connections while another is still making them ("connectFullMesh failed")
     os.environ.update({"MASTER_ADDR": "127.0.0.1", "GLOO_SOCKET_IFNAME": LOOPBACK, "TORCH_DIST_INIT_BARRIER": "1"})
