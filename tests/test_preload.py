@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from handbook.environment import installed_torch
+from handbook.execution.runner import compile_cache_name
 
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
@@ -28,8 +29,9 @@ def test_a_lock_left_by_a_killed_extension_build_does_not_block_the_next(project
     project.write("docs/demo.md", PAGE)
     assert project.goldens().returncode == 0
     # What a build killed while compiling leaves behind (torch 2.13 marks a running
-    # build by this file's existence), in the directory the next build uses.
-    build_directory = project.root / ".cache/torch_extensions" / installed_torch().version / "tiny"
+    # build by this file's existence), in the directory the next build uses: the page's own.
+    extensions = project.root / ".cache/torch_extensions" / installed_torch().version
+    build_directory = extensions / compile_cache_name("demo.md") / "tiny"
     (build_directory / "tiny.so").unlink()
     (build_directory / "lock").touch()
     result = project.build(HANDBOOK_CACHE="0", DOCS_BLOCK_TIMEOUT="60")  # torch 2.13 alone waits until this runs out

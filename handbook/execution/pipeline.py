@@ -189,6 +189,10 @@ def run_site(
 
     given_pages = set(given or {})
     again = [page for page in selected if not site.compared_with and worth_running_again(page)]
+    for page in again:
+        from_record = page.path in given_pages and page.path not in site.executed_pages  # not run afresh already
+        if from_record and (failed := [r for r in site.results[page.path] if not r.passed]):
+            refused.append(f"the execute step's record: {failed[0].block.label}: its stored run fails its checks")
     if again:
         unfinished.update(page.path for page in again)
         jobs = [_job(page, cuda) for page in again]
