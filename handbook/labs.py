@@ -53,7 +53,8 @@ ROLE_TAG = {SETUP: SETUP, STARTER: STARTER, SOLUTION: SOLUTION, CHECK: CHECK}
 
 def labs_dir(language: str) -> str:
     """Where a language's labs are: `labs/` for the original, `labs-zh/` for its Chinese translation."""
-    return LABS_DIR if language == languages.DEFAULT else f"{LABS_DIR}-{language}"
+    (found,) = (entry.labs_dir for entry in languages.LANGUAGES if entry.code == language)
+    return found
 
 
 def page_path(lab: str) -> str:

@@ -21,18 +21,20 @@ class Language:
     code: str  # its configuration's `theme.language`, and its catalog's (`messages.CATALOGS`)
     config: str  # its build's MkDocs configuration, under the repository root
     docs_dir: str  # its pages (the configuration's `docs_dir`)
+    labs_dir: str  # its labs (`handbook.labs`): the original's run, a translation's carry the same code
 
 
 # English first: the language written first, whose pages run; the others translate it. Each build
 # reads its own configuration; the Makefile spells them again (tests/test_languages.py).
 LANGUAGES = (
-    Language("en", "mkdocs.yml", "docs"),
-    Language("zh", "mkdocs.zh.yml", "docs-zh"),
+    Language("en", "mkdocs.yml", "docs", "labs"),
+    Language("zh", "mkdocs.zh.yml", "docs-zh", "labs-zh"),
 )
 DEFAULT = LANGUAGES[0].code
 TRANSLATIONS = LANGUAGES[1:]
 CONFIGS = tuple(language.config for language in LANGUAGES)
 DOCS_DIRS = tuple(language.docs_dir for language in LANGUAGES)
+LABS_DIRS = tuple(language.labs_dir for language in LANGUAGES)
 
 
 # Languages written without spaces between words: a line break inside a paragraph, which Markdown

@@ -20,7 +20,7 @@ from handbook.errors import InputError
 DOCS_DIR = languages.LANGUAGES[0].docs_dir
 # What a build publishes (each language's pages, the theme's overrides/), runs (snippets/, and
 # labs/ with its translation labs-zh/, published too) and writes (recordings/).
-LINK_FREE = (*languages.DOCS_DIRS, "overrides", "snippets", "labs", "labs-zh", "recordings")
+LINK_FREE = (*languages.DOCS_DIRS, *languages.LABS_DIRS, "overrides", "snippets", "recordings")
 
 
 class TreeError(InputError):

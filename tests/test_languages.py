@@ -43,7 +43,7 @@ def test_a_line_break_between_chinese_characters_is_dropped_and_nothing_else_is(
 REPO = Path(__file__).resolve().parent.parent
 # A language's facts, as strings: the table's, and nothing else may spell them (a dict key naming
 # a catalog's language in messages.CATALOGS aside).
-LANGUAGE_FACTS = {"en", "zh", "docs", "docs-zh", "mkdocs.yml", "mkdocs.zh.yml"}
+LANGUAGE_FACTS = {"en", "zh", "docs", "docs-zh", "labs", "labs-zh", "mkdocs.yml", "mkdocs.zh.yml"}
 
 
 def test_no_module_but_the_table_spells_a_language_its_configuration_or_its_pages():
@@ -57,6 +57,12 @@ def test_no_module_but_the_table_spells_a_language_its_configuration_or_its_page
             for node in ast.walk(tree)
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "CATALOGS" for t in node.targets)
             for key in getattr(node.value, "keys", [])
+        }
+        # A lab's address in a built site, the same in every language's (`labs.PAGES`), is no language's.
+        catalog_keys |= {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PAGES" for t in node.targets)
         }
         spelled += [
             f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}"

@@ -23,11 +23,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from handbook import languages
 from handbook.execution.blocks import SAFE_ID, Block, BlockError, Page
 from handbook.markdown_structure import headings, shown_title
 from handbook.tree_files import read_text
 
-LABS_DIR = "labs"
+LABS_DIR = languages.LABS_DIRS[0]  # the original's labs, the ones that run
 SUFFIX = ".py"
 TEXT, SETUP, STARTER, SOLUTION, CHECK, MISTAKE = "text", "setup", "starter", "solution", "check", "mistake"
 ROLES = (SETUP, STARTER, SOLUTION, CHECK, MISTAKE)

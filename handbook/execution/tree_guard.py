@@ -28,7 +28,7 @@ from handbook.errors import InputError
 from handbook.log_text import escaped
 
 GUARDED = (
-    *(*languages.DOCS_DIRS, "snippets", "labs", "labs-zh", "recordings", "notes"),
+    *(*languages.DOCS_DIRS, *languages.LABS_DIRS, "snippets", "recordings", "notes"),
     *(*languages.CONFIGS, "handbook", "overrides"),
 )
 UNGUARDED_NAMES = {"__pycache__"}  # Python's own byte code, written as modules are imported
