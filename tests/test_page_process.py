@@ -18,11 +18,14 @@ def run(*codes: str) -> list:
 
 
 def test_what_a_thread_prints_after_its_block_ended_is_not_the_next_blocks_output():
+    # The thread prints once the next block has started, and that block ends once it has printed:
+    # told by an event and a join, not by sleeps a loaded machine could outlast.
     later = (
-        "import threading, time\ndef later():\n    time.sleep(0.5)\n    print('printed late')\n"
-        "threading.Thread(target=later).start()\nprint('one')"
+        "import threading\nnext_started = threading.Event()\n"
+        "def later():\n    next_started.wait()\n    print('printed late')\n"
+        "thread = threading.Thread(target=later)\nthread.start()\nprint('one')"
     )
-    first, second = run(later, "import time\ntime.sleep(1.5)\nprint('two')")
+    first, second = run(later, "next_started.set()\nthread.join()\nprint('two')")
     assert second.status == "ok" and second.output == "two\n"
     assert first.status == "late-output" and first.output == "one\n"
     assert "13 character(s) that threads it started printed after it ended were not recorded" in first.error
