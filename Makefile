@@ -131,13 +131,17 @@ $(AXE): package.json package-lock.json
 # and a third keeps the cores busy meanwhile; a worker that runs out takes tests another has not
 # started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
+# Each phase's start is kept in .cache (tools/phases.py prints the two phases at the end).
 test: ## the whole suite, from nothing: environments, builds, tests (what CI runs)
+	@mkdir -p .cache && date +%s > .cache/make-test.started
 	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) built $(addprefix edition-,$(OTHER_RELEASES))
+	@date +%s > .cache/make-test.built
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md CONTRIBUTING.md
 	$(PYTHON) -m handbook translations --check
 	$(PYTHON) tools/headroom.py $(SITE) $(addprefix .cache/site-,$(OTHER_RELEASES))
+	@$(PYTHON) tools/phases.py .cache/make-test.started .cache/make-test.built
 
 # The unit layer: no site built, no page run, no torch but the default environment's (under a
 # minute); `make test` runs it too, with everything else.
