@@ -39,6 +39,26 @@ g = p.grad
 print("p.grad after two passes:", p.grad, "| the same tensor object:", p.grad is g)
 # --8<-- [end:accumulator]
 
+# --8<-- [start:grad_dtype]
+w = torch.ones(3, dtype=torch.bfloat16, requires_grad=True)  # a low-precision leaf
+print("grad_dtype by default:", w.grad_dtype)
+(w * 2).sum().backward()
+print("w.grad:", w.grad.dtype)
+
+w.grad = None
+w.grad_dtype = torch.float32               # ask the engine for float32 gradients
+(w * 2).sum().backward()
+(w * 3).sum().backward()                   # the second pass accumulates in float32
+print("with grad_dtype float32, w.grad:", w.grad.dtype, w.grad.tolist())
+try:
+    w.grad = torch.zeros(3, dtype=torch.float64)
+except RuntimeError as e:
+    print("assigning float64: RuntimeError:", str(e).split(".")[0])
+w.grad_dtype = None                        # None: any dtype is accepted
+w.grad = torch.zeros(3, dtype=torch.float64)
+print("grad_dtype None, float64 accepted:", w.grad.dtype)
+# --8<-- [end:grad_dtype]
+
 # --8<-- [start:views]
 base = x.clone()                             # a non-leaf that may be written in place
 view = base[:2]

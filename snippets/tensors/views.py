@@ -95,3 +95,21 @@ print("reshape copied:", not same_storage(flat, t))
 flat[0] = 100.0
 print("t[0, 0] after writing flat[0]:", t[0, 0].item())
 # --8<-- [end:view_vs_reshape]
+
+# --8<-- [start:conj]
+z = torch.tensor([1 + 2j, 3 - 1j])
+c = z.conj()                                 # no arithmetic: a view with a flag set
+print("c.is_conj():", c.is_conj(), "| c._is_view():", c._is_view(),
+      "| same storage:", same_storage(c, z))
+print("keys of c:", torch._C._dispatch_keys(c))
+z[0] = 5 + 5j                                # c reads z's buffer, conjugated on access
+print("c[0] after z[0] = 5+5j:", c[0].item())
+r = c.resolve_conj()                         # materialised: new buffer, flag cleared
+print("r.is_conj():", r.is_conj(), "| same storage:", same_storage(r, z),
+      "| values:", r.tolist())
+n = torch._neg_view(z)                       # the same trick for negation
+print("keys of n:", torch._C._dispatch_keys(n))
+print("n[1]:", n[1].item())
+real = torch.ones(2)
+print("real.conj() is real:", real.conj() is real)
+# --8<-- [end:conj]
