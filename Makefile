@@ -131,9 +131,13 @@ $(AXE): package.json package-lock.json
 # and a third keeps the cores busy meanwhile; a worker that runs out takes tests another has not
 # started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
-# Each phase's start is kept in .cache (tools/phases.py prints the two phases at the end).
+# Each phase's start is kept in .cache (tools/phases.py prints the two phases at the end). A disk
+# short of room fails pip's installs with "No space left on device" (a CI run did): said first.
+DISK_NEEDED_GIB := 22
 test: ## the whole suite, from nothing: environments, builds, tests (what CI runs)
 	@mkdir -p .cache && date +%s > .cache/make-test.started
+	@free=$$(df -Pk . | awk 'NR == 2 { print int($$4 / 1048576) }'); [ "$$free" -ge $(DISK_NEEDED_GIB) ] || \
+	  echo "warning: $$free GiB free here; a fresh clone's make test needs about $(DISK_NEEDED_GIB) GiB (three environments, 14 GiB, and pip's unpacked wheels while they install)" >&2
 	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) built $(addprefix edition-,$(OTHER_RELEASES))
 	@date +%s > .cache/make-test.built
 	$(PYTHON) -m ruff check handbook tests bench tools
