@@ -18,6 +18,7 @@
 # [Two ranks on one machine](../distributed.md#two-ranks-on-one-machine) does.
 
 # %% tags=["setup"]
+import logging
 import multiprocessing
 import os
 import queue
@@ -39,6 +40,10 @@ def _rank_main(fn, rank, world_size, tmp, results):
     os.dup2(log, 1)  # a rank writes to its own log, never to the page
     os.dup2(log, 2)
     sys.stdout = sys.stderr = open(log, "w", buffering=1, closefd=False)
+    for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+        for handler in getattr(logger, "handlers", []):  # torch's log lines too
+            if type(handler) is logging.StreamHandler:
+                handler.setStream(sys.stderr)
     os.environ.update({"GLOO_SOCKET_IFNAME": "lo", "TORCH_DIST_INIT_BARRIER": "1"})
     try:
         dist.init_process_group(
