@@ -192,11 +192,11 @@ def clip_step(x):
 
 # %% [markdown]
 # ## 练习 3：Python 数字上的守卫 {#a-guard-on-a-number}
-# <!-- translates 6f5dab8aaa91 -->
+# <!-- translates 2fe00d929961 -->
 #
 # 已编译的图再次运行之前，它的守卫（guard）会检查本次调用的输入与追踪时的输入是否相符。
 # 张量的守卫检查它的 dtype、设备、形状和步长，而不检查它的值；Python 数字则作为常量被追踪，
-# 所以它的守卫检查它的值，换一个新值就会重新编译。`step` 每次调用都用一个新的学习率，
+# 所以它的守卫检查它的值，第一次换成新值时就会重新编译。`step` 每次调用都得到一个新的学习率，
 # 就像学习率调度器那样。补全 `as_lr(lr)`，即对学习率 `lr` 应传给 `step` 的值，
 # 让整个调度只用一个图运行。检查单元格用你在练习 1 中写的后端统计图的个数。参见
 # [守卫](../compile.md#guards-when-a-compiled-graph-may-be-reused)，守卫由

@@ -198,7 +198,7 @@ def clip_step(x):
 # Before a compiled graph runs again, its guards check that this call's inputs are like
 # the ones it was traced with. A tensor's guard checks its dtype, device, shape and
 # strides, not its values; a Python number is traced as a constant, so its guard checks
-# its value, and a new value compiles again. `step` is called with a new learning rate
+# its value, and the first new value compiles again. `step` gets a new learning rate
 # on each call, as a schedule would. Complete `as_lr(lr)`, the value to pass to `step`
 # for the rate `lr`, so that the whole schedule runs on one graph. The check counts
 # graphs with your backend from exercise 1. See
