@@ -76,7 +76,7 @@ def global_rng_moved(make_loader):
         return not torch.equal(torch.rand(3), plain)
 
 
-print("iter(loader), num_workers=0, moves the global generator:",
+print("iter(loader), no workers, moves the global generator:",
       global_rng_moved(lambda: DataLoader(range(4))))
 own = torch.Generator()
 print("with the loader's own generator= (and shuffle=True):",
