@@ -40,3 +40,37 @@ def np_sin_cpu(x: torch.Tensor) -> torch.Tensor:
 
 show_table("demo::np_sin_cpu", ["CPU", "CUDA", "Meta", "AutogradCPU"])
 # --8<-- [end:device_types]
+
+# --8<-- [start:register_kernel]
+@torch.library.custom_op("demo::twice", mutates_args=())
+def twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2  # the definition's function: the kernel of every device
+
+
+@twice.register_kernel("cpu")
+def _(x):
+    return torch.from_numpy(x.numpy() * 2)  # a CPU implementation of its own
+
+
+show_table("demo::twice", ["CPU", "CUDA", "Meta", "AutogradCPU"])
+print("twice(x):", twice(torch.ones(2)))
+# --8<-- [end:register_kernel]
+
+
+# --8<-- [start:no_alias]
+@torch.library.custom_op("demo::same", mutates_args=())
+def same(x: torch.Tensor) -> torch.Tensor:
+    return x  # the input itself
+
+
+@torch.library.custom_op("demo::flat", mutates_args=())
+def flat(x: torch.Tensor) -> torch.Tensor:
+    return x.view(-1)  # a view of the input
+
+
+for name, op in (("demo::same", same), ("demo::flat", flat)):
+    try:
+        op(torch.ones(2, 2))
+    except RuntimeError as e:  # the message names the module first: keep what follows
+        print(f"{name}: RuntimeError: {str(e).split('): ', 1)[1].split('. ')[0]}")
+# --8<-- [end:no_alias]

@@ -64,6 +64,23 @@ g1 = torch.Generator().manual_seed(7)
 expected = int(torch.empty((), dtype=torch.int64).random_(generator=g1).item())
 rows = list(DataLoader(SeedOf(), batch_size=None, num_workers=2, generator=torch.Generator().manual_seed(7)))
 print("base_seed is the first int64 the generator draws:", rows[0][1] - rows[0][0] == expected)
+
+
+def global_rng_moved(make_loader):
+    """Does making one iterator of this loader change the global generator's draws?"""
+    with torch.random.fork_rng(devices=[]):  # the global state is restored afterwards
+        torch.manual_seed(0)
+        plain = torch.rand(3)
+        torch.manual_seed(0)
+        iter(make_loader())
+        return not torch.equal(torch.rand(3), plain)
+
+
+print("iter(loader), no workers, moves the global generator:",
+      global_rng_moved(lambda: DataLoader(range(4))))
+own = torch.Generator()
+print("with the loader's own generator= (and shuffle=True):",
+      global_rng_moved(lambda: DataLoader(range(4), shuffle=True, generator=own)))
 # --8<-- [end:seed_formula]
 
 

@@ -54,3 +54,40 @@ def async_all_reduce(rank, world_size):
 
 show(run_ranks(async_all_reduce)[:1])  # rank 0's view
 # --8<-- [end:async_work]
+
+# --8<-- [start:subgroups]
+from datetime import timedelta  # noqa: E402
+
+
+def subgroup(rank, world_size):
+    pair = dist.new_group([0, 1])  # every rank calls it, rank 2 too, in the same order
+    seen = {"backend per device": dist.get_backend_config()}
+    if pair is dist.GroupMember.NON_GROUP_MEMBER:
+        where = f"not a member, dist.get_rank(pair) = {dist.get_rank(pair)}"
+        seen["new_group([0, 1])"] = where
+    else:
+        t = torch.tensor([rank + 1.0])
+        dist.all_reduce(t, group=pair)  # ranks 0 and 1 only
+        where = f"rank {dist.get_rank(pair)} of {dist.get_world_size(pair)}"
+        seen["new_group([0, 1])"] = f"{where}, all_reduce: {t.item()}"
+    return seen
+
+
+for rank, seen in enumerate(run_ranks(subgroup, world_size=3)):
+    print(f"rank {rank}:")
+    for key, value in seen.items():
+        print(f"  {key:18} {value}")
+
+
+def members_only(rank, world_size, **options):
+    if rank == 0:  # only the group's member creates it
+        dist.new_group([0], timeout=timedelta(seconds=2), **options)
+        return "new_group([0]) returned"
+    return "did not call new_group"
+
+
+print("only rank 0 calls new_group([0]):")
+show(run_ranks(members_only, timeout=timedelta(seconds=2)))
+print("the same with use_local_synchronization=True:")
+show(run_ranks(lambda r, w: members_only(r, w, use_local_synchronization=True)))
+# --8<-- [end:subgroups]

@@ -177,6 +177,34 @@ def unused_found(rank, world_size, model_cls):
 
 
 print("grad is None:", run_ranks(lambda r, w: unused_found(r, w, TwoHeads))[0])
+
+
+class Branchy(nn.Module):
+    """Head b is used on rank 1 only: a rank-dependent branch."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 1, bias=False)
+        self.b = nn.Linear(2, 1, bias=False)
+
+    def forward(self, x, use_b):
+        return self.a(x) + self.b(x) if use_b else self.a(x)
+
+
+def used_on_one_rank(rank, world_size):
+    torch.manual_seed(0)
+    model = Branchy()
+    ddp = DDP(model, find_unused_parameters=True)
+    x = torch.ones(1, 2)
+    # b's gradient from this rank's own batch, before DDP averages anything
+    own = torch.autograd.grad(model.b(x).sum(), model.b.weight)[0].tolist()
+    ddp(x, use_b=rank == 1).sum().backward()
+    return model.b.weight.grad.tolist(), own
+
+
+(grad0, _), (grad1, own1) = run_ranks(used_on_one_rank)
+print(f"b used on rank 1 only: b.weight.grad on rank 0 {grad0}, on rank 1 {grad1};",
+      f"rank 1's own {own1}")
 results, logs = run_ranks(lambda r, w: unused_found(r, w, lambda: nn.Linear(4, 4)), logs=True)
 warning = [line for line in logs[0].splitlines() if "find_unused_parameters=True was specified" in line]
 print("with nothing unused, rank 0 warns:", warning[0].split("] ", 1)[1])
