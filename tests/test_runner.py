@@ -20,7 +20,6 @@ from handbook.execution import runner, zygote
 from handbook.execution.runner import (
     BlockJob,
     PageJob,
-    SettingError,
     block_memory,
     block_timeout,
     interpreter_search_path,
@@ -29,6 +28,7 @@ from handbook.execution.runner import (
     parse_size,
     run_pages,
 )
+from handbook.switches import SettingError
 
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
