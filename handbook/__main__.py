@@ -79,7 +79,7 @@ def source_index(args: argparse.Namespace) -> int:
 
 def drift(args: argparse.Namespace) -> int:
     output = args.output or args.root / "drift" / f"torch-{installed_torch().release}.md"
-    report, summary = drift_report(args.root, args.docs_dir)
+    report, summary = drift_report(args.root, args.docs_dir, args.settings)
     write_atomically(output, report)
     print(f"{summary}\nreport: {output}")
     return 0

@@ -329,7 +329,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             rebuilds.merge_search_index(config.plugins, self.rendered)
         if not self.edition:
             return
-        write_report(self.edition.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
+        report = Path(config.site_dir) / "execution-report.json"
+        write_report(self.edition.site, report, tree_digest(self.root), self.edition.settings)
 
 
 def header_values(edition: Edition, date: str) -> dict:
