@@ -97,6 +97,8 @@ def test_the_architecture_table_says_which_switches_change_a_pages_run():
 def test_settings_have_one_field_per_switch_and_the_lists_derive_from_the_definitions():
     assert [field.name for field in dataclasses.fields(switches.Settings)] == [s.field for s in switches.SWITCHES]
     assert switches.ALL == tuple(s.name for s in switches.SWITCHES)
+    named = {value for name, value in vars(switches).items() if name.isupper() and isinstance(value, str)}
+    assert {value for value in named if SWITCH_NAME.fullmatch(value)} == set(switches.ALL)  # each one defined
     assert switches.LIMITS == tuple(s.name for s in switches.SWITCHES if s.limit)
     assert switches.DOCUMENTED == tuple(s.name for s in switches.SWITCHES if s.documented)
     assert list(switches.read({}).limits()) == list(switches.LIMITS)
