@@ -58,7 +58,7 @@ def site_config(args: argparse.Namespace, config: str) -> SiteConfig:
 
 
 def execute(args: argparse.Namespace) -> int:
-    edition = prepare(args.root, site_config(args, args.config), reuse=False)
+    edition = prepare(args.root, site_config(args, args.config), reuse=False, settings=args.settings)
     for line in edition.log:
         print(escaped(line), file=sys.stderr)
     for problem in edition.problems:
@@ -68,7 +68,8 @@ def execute(args: argparse.Namespace) -> int:
 
 def goldens(args: argparse.Namespace) -> int:
     anchors = None if args.gpu_only else source_anchors(args.root, args.docs_dir).anchors  # no execution: every page's
-    return record(args.root, args.docs_dir, set(args.page) if args.page else None, args.gpu_only, anchors)
+    pages = set(args.page) if args.page else None
+    return record(args.root, args.docs_dir, pages, args.gpu_only, anchors, settings=args.settings)
 
 
 def source_index(args: argparse.Namespace) -> int:
@@ -78,7 +79,7 @@ def source_index(args: argparse.Namespace) -> int:
 
 def drift(args: argparse.Namespace) -> int:
     output = args.output or args.root / "drift" / f"torch-{installed_torch().release}.md"
-    report, summary = drift_report(args.root, args.docs_dir)
+    report, summary = drift_report(args.root, args.docs_dir, args.settings)
     write_atomically(output, report)
     print(f"{summary}\nreport: {output}")
     return 0
@@ -93,7 +94,7 @@ def deploy(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if switches.off(switches.EXECUTE):
+    if not args.settings.execute:
         print(
             f"error: {switches.EXECUTE}=0 builds render-only, with no block run: such a build is never published; "
             "deploy without it",
@@ -227,6 +228,7 @@ def main() -> int:
     args = parser().parse_args()
     args.root = args.root.resolve()
     try:
+        args.settings = switches.read()  # the switches, read once: every command is given them
         return args.run(args)
     except InputError as error:  # bad input: its message names the place
         print(escaped(f"error: {error}"), file=sys.stderr)

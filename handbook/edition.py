@@ -13,7 +13,7 @@ import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook import git, labs, languages, notebooks, translations, versioned_prose
+from handbook import git, labs, languages, notebooks, switches, translations, versioned_prose
 from handbook.environment import cache_root
 from handbook.errors import InputError
 from handbook.execution import tree_guard
@@ -63,6 +63,7 @@ class Edition:
     shown: dict[str, Page] = field(default_factory=dict)  # a translation's own pages (their lines), by path
     outdated: tuple[tuple[translations.Outdated, str], ...] = ()  # with the date each changed
     labs: dict[str, Lab] = field(default_factory=dict)  # this build's labs (a translation's own), by path
+    settings: switches.Settings = field(default_factory=switches.read)  # the switches, as the build's entry read them
 
     @property
     def docs_dir(self) -> str:
@@ -91,7 +92,11 @@ class Edition:
         """Where this edition's chapter notebooks are written (those of `mkdocs serve`, whose links
         differ, apart: a build beside it never publishes them; a translation's apart too)."""
         language = "" if self.config.language == languages.DEFAULT else f"-{self.config.language}"
-        return cache_root(self.root) / "notebooks" / (edition_name() + language + ("-serve" if self.serving else ""))
+        return (
+            cache_root(self.root, self.settings)
+            / "notebooks"
+            / (edition_name() + language + ("-serve" if self.serving else ""))
+        )
 
     def pages(self) -> list[str]:
         """Every page under docs/, by path."""
@@ -128,7 +133,7 @@ class Edition:
     @property
     def figures(self) -> Path:
         """Where this edition's figure files are written, to be published as files of the site (see `plugin`)."""
-        return cache_root(self.root) / "figures" / (edition_name() + ("-serve" if self.serving else ""))
+        return cache_root(self.root, self.settings) / "figures" / (edition_name() + ("-serve" if self.serving else ""))
 
     def figure_files(self) -> list[str]:
         """Every figure of this edition, as a path among the site's files."""

@@ -39,9 +39,9 @@ RECORDED_PLATFORM = "linux-x86_64"
 CACHE_DIR = ".cache/handbook"  # below the repository root, unless HANDBOOK_CACHE_DIR names another
 
 
-def cache_root(root: Path) -> Path:
+def cache_root(root: Path, settings: switches.Settings | None = None) -> Path:
     """Where every cache of the build lives (runs, source symbols, notebooks, torch's compile caches)."""
-    return Path(switches.value(switches.CACHE_DIR) or root / CACHE_DIR).absolute()
+    return ((settings or switches.read()).cache_dir or root / CACHE_DIR).absolute()
 
 
 # A socket's path holds at most 107 bytes, and a page's multiprocessing (a DataLoader's workers, a

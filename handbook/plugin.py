@@ -22,7 +22,18 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from handbook import git, lab_pages, labs, languages, notebooks, page_meta, page_weight, rebuilds, translations
+from handbook import (
+    git,
+    lab_pages,
+    labs,
+    languages,
+    notebooks,
+    page_meta,
+    page_weight,
+    rebuilds,
+    switches,
+    translations,
+)
 from handbook.checks import Remembered
 from handbook.edition import Edition
 from handbook.errors import InputError, failed_command
@@ -91,6 +102,7 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             markdown_exec.formatters[language] = self._format_python
         try:
             self.site_config = SiteConfig.from_mkdocs(config, self.root)
+            self.settings = switches.read()  # the switches, read once per build, passed down from here
         except InputError as error:
             raise PluginError(str(error)) from error
         return config
@@ -105,7 +117,11 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def on_files(self, files, *, config):
         try:
             self.edition = edition = prepare(
-                self.root, self.site_config, serving=self.serving, remembered=getattr(self, "remembered", None)
+                self.root,
+                self.site_config,
+                serving=self.serving,
+                remembered=getattr(self, "remembered", None),
+                settings=self.settings,
             )
         except InputError as error:
             raise PluginError(escaped(str(error))) from error
@@ -313,7 +329,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             rebuilds.merge_search_index(config.plugins, self.rendered)
         if not self.edition:
             return
-        write_report(self.edition.site, Path(config.site_dir) / "execution-report.json", tree_digest(self.root))
+        report = Path(config.site_dir) / "execution-report.json"
+        write_report(self.edition.site, report, tree_digest(self.root), self.edition.settings)
 
 
 def header_values(edition: Edition, date: str) -> dict:

@@ -47,13 +47,16 @@ def prepare(
     serving: bool = False,
     reuse: bool = True,
     remembered: Remembered | None = None,
+    settings: switches.Settings | None = None,
 ) -> Edition:
     """The execute step for the installed torch: everything checked, notebooks written. With `reuse`, a
     fresh record of an earlier step stands for the run (nothing runs again). `remembered`: what earlier
-    steps of the same process checked and wrote (under `mkdocs serve`, the plugin's)."""
+    steps of the same process checked and wrote (under `mkdocs serve`, the plugin's). `settings`: the
+    switches, as the caller's entry read them (read here when none are given)."""
+    settings = settings or switches.read()
     remembered = remembered if remembered is not None else Remembered()
-    check_cache_root(cache_root(root))
-    pipeline.prepare_page_processes(root)  # the settings pages inherit: part of the record's key
+    check_cache_root(cache_root(root, settings))
+    pipeline.prepare_page_processes(root, settings)  # the settings pages inherit: part of the record's key
     shown = scan_docs(root, config.docs_dir)
     pages = shown
     shown_labs = scan_labs(root, labs.labs_dir(config.language))
@@ -62,10 +65,12 @@ def prepare(
         pages = [page.shown_in(config.docs_dir) for page in scan_docs(root, config.blocks_dir)]
         original_labs = scan_labs(root, labs.labs_dir(languages.DEFAULT))
         lab_pages = [lab.page().shown_in(labs.labs_dir(config.language)) for lab in original_labs]
-    linker = SourceLinker(SourceTree(root), config.language, config.docs_dir)
+    linker = SourceLinker(SourceTree(root, settings=settings), config.language, config.docs_dir)
     empty = SiteRun(pipeline.page_environment(root), pages + lab_pages)
     shown_by_path = {lab.path: lab for lab in shown_labs}
-    edition = Edition(root, config, empty, linker, chapters(config, shown), serving=serving, labs=shown_by_path)
+    edition = Edition(
+        root, config, empty, linker, chapters(config, shown), serving=serving, labs=shown_by_path, settings=settings
+    )
     problems, log = [], []
     if config.translates:
         translated = checks.check_translation(root, config, {page.path: page for page in shown}, pages)
@@ -81,7 +86,7 @@ def prepare(
     lab_links = checks.check_lab_links(edition)
     edition = dataclasses.replace(edition, titles={**links.titles, **lab_links.titles}, citations=links.citations)
     problems += links.problems + lab_links.problems
-    record = Record(root)
+    record = Record(root, settings)
     record.key  # noqa: B018  (taken before any page runs: the state of the tree the runs belong to)
     site, from_record, ran = _run(record, config, pages + lab_pages, serving, reuse)
     log += ran
@@ -92,7 +97,7 @@ def prepare(
     edition = dataclasses.replace(edition, site=site)
     edition = dataclasses.replace(edition, inputs=edition.render_inputs())
     problems += checks.check_prose(edition, remembered)
-    if not (from_record or problems or site.tree_changed or switches.off(switches.EXECUTE)):
+    if not (from_record or problems or site.tree_changed or not settings.execute):
         record.write(site)  # a step that found problems records nothing: the build runs it again
         log.append(f"recorded the run in {record.shown}: until the tree changes, a build runs no page")
     edition = dataclasses.replace(edition, problems=tuple(problems), log=tuple(log))
@@ -109,9 +114,15 @@ def _run(
     it came from the record, and what the log says of it."""
     root = record.root
     # HANDBOOK_CACHE=0 asks for every page to run: no earlier run stands for one.
-    stored = record.read() if reuse and not switches.off(switches.CACHE) else None
+    settings = record.settings
+    stored = record.read() if reuse and settings.cache else None
     site = pipeline.execute(
-        root, config.blocks_dir, serving=serving, given=stored.runs if stored else None, pages=pages
+        root,
+        config.blocks_dir,
+        serving=serving,
+        given=stored.runs if stored else None,
+        pages=pages,
+        settings=settings,
     )
     refused = [f"a stored run was not believed, and its page not taken from it: {why}" for why in site.refused]
     if stored is not None and not site.executed_pages and not site.refused:  # every page as the execute step ran it

@@ -45,9 +45,10 @@ class Stored:
 class Record:
     """The execute step's checked results, kept for the render step of the same tree, torch and settings."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, settings: switches.Settings | None = None):
         self.root = root
-        self.path = cache_root(root) / "runs" / f"{edition_name()}.json"
+        self.settings = settings or switches.read()
+        self.path = cache_root(root, self.settings) / "runs" / f"{edition_name()}.json"
         self.shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
 
     @functools.cached_property
@@ -60,7 +61,7 @@ class Record:
             "environment": pipeline.page_environment(self.root).as_dict(),
             "engine": engine_version(),
             "settings": output_settings(),
-            "limits": {name: switches.value(name) for name in switches.LIMITS},
+            "limits": self.settings.limits(),
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

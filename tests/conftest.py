@@ -13,7 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from handbook.environment import installed_torch
 from handbook.execution.cache import CACHE_DIR_VARIABLES
+
+# Synthetic data: the deployed fixture deploys a tiny handbook under two release names (mike reads
+# only the names)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -188,9 +192,13 @@ def deployed(project) -> tuple[Project, Path]:
     return project, tree
 
 
+# The releases the tests read, never spell (`tests/test_pinned_release.py`): the Makefile's supported
+# ones, oldest first, the pinned one (`make` with no TORCH=), and the one installed where the tests
+# run (the pinned one under `make test`), which a project the tests build is run and recorded with.
 MAKEFILE = (REPO / "Makefile").read_text()
 SUPPORTED = re.search(r"^SUPPORTED := (.+)$", MAKEFILE, re.MULTILINE)[1].split()
 PINNED = re.search(r"^TORCH \?= (\S+)$", MAKEFILE, re.MULTILINE)[1]
+INSTALLED = installed_torch().release
 
 
 def venv_of(release: str) -> str:

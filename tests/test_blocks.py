@@ -8,6 +8,8 @@ import pytest
 from handbook.execution.blocks import BlockError, scan_docs, scan_page
 from handbook.tree_files import TreeError
 
+# Synthetic data: a directory under recordings/ where a symbolic link is refused (any release's is)
+
 
 def test_blocks_know_their_origin_and_id(project):
     project.write(

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import INSTALLED
 from site_browser import (
     ARTIFACTS,
     CSP_LISTENER,
@@ -52,7 +53,7 @@ def test_home_loads_without_errors_or_outside_requests(page, site_url):
     page.goto(site_url + "/", wait_until="networkidle")
     screenshot(page, "home")
     assert "PyTorch Internals, executed" in page.title()
-    assert "torch 2.13.0" in page.inner_text(".md-banner")
+    assert f"torch {INSTALLED}" in page.inner_text(".md-banner")
     assert errors == []
     assert outside == []
 
@@ -115,8 +116,8 @@ def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
     assert titles.count("Output") >= 12
     assert page.locator(".highlight.handbook-output").count() >= 12
     link = page.locator("a.pytorch-source").first
-    assert link.get_attribute("href").startswith("https://github.com/pytorch/pytorch/blob/v2.13.0/")
-    assert "v2.13.0" in link.get_attribute("title")
+    assert link.get_attribute("href").startswith(f"https://github.com/pytorch/pytorch/blob/v{INSTALLED}/")
+    assert f"v{INSTALLED}" in link.get_attribute("title")
     # The file and lines are shown beside the link, not only in its tooltip.
     where = page.locator("a.pytorch-source + .pytorch-where, a.pytorch-source ~ .pytorch-where").first
     assert where.is_visible() and ":" in where.inner_text()

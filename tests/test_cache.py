@@ -22,6 +22,8 @@ from handbook.execution.cache import (
 )
 from handbook.execution.results import BlockRun
 
+# Synthetic data: an Environment made up for the cache key
+
 ENV = Environment("2.13.0+cpu", "abc", "3.11.7", "cpu")
 BLOCK = Block("p.md", 1, "b", "print(1)", "snippets/p.py", 3, 2)
 PAGE = Page("p.md", (BLOCK,))

@@ -11,6 +11,8 @@ from handbook.execution.labs import lab_pages
 from handbook.execution.measurements import masked
 from handbook.execution.recordings import Recordings
 
+# Synthetic data: recordings in a temporary tree, and a made-up Environment
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -21,6 +21,8 @@ from handbook.environment import (
 )
 from handbook.errors import InputError
 
+# Synthetic data: version strings parsed and ordered
+
 
 def test_releases_are_ordered_as_packaging_orders_them():
     releases = ["2.16.0", "2.16.0rc1", "2.15.0", "2.16.0a0", "2.16.0rc2", "2.14.1+cu130", "2.16.0b1"]

@@ -11,6 +11,8 @@ from handbook.execution.failures import failure_message, failure_report, killed_
 from handbook.execution.results import BlockResult, SiteRun
 from handbook.execution.status import Status
 
+# Synthetic data: a made-up Environment, and the messages that name it
+
 ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.12.4", "cpu")
 
 

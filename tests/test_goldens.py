@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from conftest import INSTALLED
 
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
@@ -52,7 +53,8 @@ def test_goldens_killed_at_any_step_leaves_recordings_whole(project, point):
     again = project.goldens()
     assert again.returncode == 0, again.stderr
     updated = everything_under(project.root / "recordings")  # and nothing else: no stage is left
-    assert updated.keys() == original.keys() - {"torch-2.13.0/demo/removed.txt"} | {"torch-2.13.0/demo/added.txt"}
+    edition = f"torch-{INSTALLED}"
+    assert updated.keys() == original.keys() - {f"{edition}/demo/removed.txt"} | {f"{edition}/demo/added.txt"}
     assert left == (updated if point == "swapped" else original)
 
 
@@ -104,6 +106,6 @@ def test_goldens_on_a_platform_without_recordings_writes_its_overlay_not_the_sha
     after = everything_under(project.root / "recordings")
     assert {path: after[path] for path in shared} == shared  # not one shared file changed
     assert {path: text for path, text in after.items() if path not in shared} == {
-        "torch-2.13.0/platform-linux-aarch64/demo/changed.txt": "arm\n",
-        "torch-2.13.0/platform-linux-aarch64/platform": "linux-aarch64\n",
+        f"torch-{INSTALLED}/platform-linux-aarch64/demo/changed.txt": "arm\n",
+        f"torch-{INSTALLED}/platform-linux-aarch64/platform": "linux-aarch64\n",
     }

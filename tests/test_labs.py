@@ -17,6 +17,8 @@ from handbook.execution.recordings import Recordings
 from handbook.lab_pages import fit, section_ids
 from handbook.messages import Words
 
+# Synthetic data: the torch version a lab's notebook is written for
+
 REPO = Path(__file__).resolve().parent.parent
 LABS = lab_files(REPO)
 

@@ -8,6 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import SUPPORTED
+
+# Synthetic data: a made-up wheel and pip report (the repository's locks are read for each of
+# SUPPORTED)
 
 REPO = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("lock", REPO / "tools" / "lock.py")
@@ -40,7 +44,8 @@ def test_the_repository_locks_pin_every_requirement_with_hashes():
     pins = lock.read_pins(lock.MAIN_LOCK)
     assert pins and all(pin.hashes for pin in pins.values())
     assert "torch" not in pins  # torch lives in locks/torch-<release>.txt only
-    assert lock.read_pins(lock.torch_lock("2.13.0"))["torch"].version == "2.13.0"
+    for release in SUPPORTED:
+        assert lock.read_pins(lock.torch_lock(release))["torch"].version == release
 
 
 def test_a_pypi_pin_gets_every_file_pypi_holds_and_the_one_picked_here(monkeypatch):

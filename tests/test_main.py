@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import handbook.__main__ as cli
-from handbook.execution.runner import SettingError
+from handbook.switches import SettingError
 
 
 def run_cli(monkeypatch, tmp_path, failure: BaseException) -> int:

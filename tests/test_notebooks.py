@@ -38,6 +38,8 @@ from handbook.notebooks import (
 )
 from handbook.versioned_prose import render_keeping_lines
 
+# Synthetic data: the torch versions notebooks and their links are made for
+
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [page for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
 LABS = lab_files(REPO)

@@ -18,6 +18,8 @@ from handbook.execution.recordings import Recordings
 from handbook.execution.results import BlockRun, run_as_json
 from handbook.execution.status import Status
 
+# Synthetic data: recordings in a temporary tree, under a release the test names
+
 BLOCK = Block("ch.md", 1, "shapes", "print(1)", "docs/ch.md", 3, 2)
 MACHINE = {"cpu": "Some CPU", "arch": "x86_64", "capability": "AVX2", "threads": 1}
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import INSTALLED
 from probes import REFUSED
 from site_browser import stale
 
@@ -81,11 +82,11 @@ def test_clean_build_passes_and_renders_output_and_report(recorded):
     assert result.returncode == 0, result.stderr
     html = (recorded.root / "site/demo/index.html").read_text()
     assert "strides: (3, 1)" in html
-    assert "https://github.com/pytorch/pytorch/blob/v2.13.0/c10/core/TensorImpl.h#L" in html
+    assert f"https://github.com/pytorch/pytorch/blob/v{INSTALLED}/c10/core/TensorImpl.h#L" in html
     import json
 
     report = json.loads((recorded.root / "site/execution-report.json").read_text())
-    assert report["torch"].startswith("2.13.0")
+    assert report["torch"].startswith(INSTALLED)
     # goldens ran the page just before: the build reuses that run
     assert [b["status"] for b in report["blocks"]] == ["cached", "cached"]
     assert report["blocks"][1]["source"] == "snippets/demo/shapes.py:10"
@@ -129,7 +130,7 @@ def test_a_block_raises_its_page_memory_limit_and_a_page_past_it_does_not_stop_t
         "exec=\"on\"\nprint('other')\n```\n",
     )
     assert recorded.goldens(DOCS_PAGE_MEMORY="1G").returncode == 0
-    assert "allocated 1" in recorded.recordings()["torch-2.13.0/demo/shapes-body.txt"]
+    assert "allocated 1" in recorded.recordings()[f"torch-{INSTALLED}/demo/shapes-body.txt"]
     recorded.write("snippets/demo/shapes.py", SNIPPET.format(injected=ALLOCATION + "\nprint('allocated', 2)"))
     recorded.write("docs/other.md", (recorded.root / "docs/other.md").read_text().replace("'other'", "'changed'"))
     result = recorded.build(DOCS_PAGE_MEMORY="1G")
@@ -160,10 +161,10 @@ def test_traceback_points_at_the_snippet_line(recorded):
 
 
 def test_stale_recording_fails_the_build(recorded):
-    (recorded.root / "recordings/torch-2.13.0/demo/gone-block.txt").write_text("old\n")
+    (recorded.root / f"recordings/torch-{INSTALLED}/demo/gone-block.txt").write_text("old\n")
     result = recorded.build()
     assert result.returncode != 0
-    assert "recordings/torch-2.13.0/demo/gone-block.txt: a recording whose block is gone" in result.stderr
+    assert f"recordings/torch-{INSTALLED}/demo/gone-block.txt: a recording whose block is gone" in result.stderr
 
 
 def test_missing_include_file_fails_the_build(recorded):
@@ -184,7 +185,7 @@ def test_unrecorded_block_fails_the_build(project):
     make(project)
     result = project.build()
     assert result.returncode != 0
-    assert "no recording at recordings/torch-2.13.0/demo/shapes-setup.txt" in result.stderr
+    assert f"no recording at recordings/torch-{INSTALLED}/demo/shapes-setup.txt" in result.stderr
 
 
 def test_output_is_text_and_long_output_is_cut_on_the_page(project):
@@ -207,7 +208,7 @@ def test_output_is_text_and_long_output_is_cut_on_the_page(project):
         """,
     )
     assert project.goldens().returncode == 0
-    recording = project.recordings()["torch-2.13.0/demo/block-1.txt"]
+    recording = project.recordings()[f"torch-{INSTALLED}/demo/block-1.txt"]
     assert "line 199" in recording and "bad byte: \ufffd" in recording
     assert project.build().returncode == 0
     html = (project.root / "site/demo/index.html").read_text()
@@ -232,12 +233,13 @@ print({line})
 def test_one_huge_line_is_recorded_whole_cut_on_the_page_and_diffed_readably(project):
     project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 5_000_000'))
     assert project.goldens().returncode == 0
-    assert project.recordings()["torch-2.13.0/demo/block-1.txt"] == "x" * 5_000_000 + "\n"
+    assert project.recordings()[f"torch-{INSTALLED}/demo/block-1.txt"] == "x" * 5_000_000 + "\n"
     result = project.build()
     assert result.returncode == 0, result.stderr
     html = (project.root / "site/demo/index.html").read_text()
     assert (
-        "4,990,000 more character(s) not shown; the whole output is in recordings/torch-2.13.0/demo/block-1.txt" in html
+        f"4,990,000 more character(s) not shown; the whole output is in recordings/torch-{INSTALLED}/demo/block-1.txt"
+        in html
     )
     assert len(html) < 100_000
     project.write("docs/demo.md", HUGE_LINE.format(line='"x" * 4_000_000 + "y" + "x" * 999_999'))
@@ -269,12 +271,12 @@ def test_gpu_block_without_gpu_says_nothing_is_recorded(project):
     html = (project.root / "site/demo/index.html").read_text()
     assert "no output has been recorded on a GPU yet" in html
     project.write(
-        "recordings/torch-2.13.0/demo/block-1.cuda.txt",
-        "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-11-29\n--- output ---\n0\n",
+        f"recordings/torch-{INSTALLED}/demo/block-1.cuda.txt",
+        f"device: NVIDIA H200\ntorch: {INSTALLED}+cu130\nrecorded: 2026-11-29\n--- output ---\n0\n",
     )
     assert project.build().returncode == 0
     html = (project.root / "site/demo/index.html").read_text()
-    assert "recorded on NVIDIA H200 with torch 2.13.0+cu130 on 2026-11-29" in html
+    assert f"recorded on NVIDIA H200 with torch {INSTALLED}+cu130 on 2026-11-29" in html
 
 
 def test_pages_do_not_share_state(project):
@@ -294,8 +296,8 @@ def test_pages_do_not_share_state(project):
     )
     assert project.goldens().returncode == 0
     recordings = project.recordings()
-    assert recordings["torch-2.13.0/a/block-1.txt"] == "tensor([0.3])\n"
-    assert recordings["torch-2.13.0/b/block-1.txt"] == "tensor([0.3333]) False\n"
+    assert recordings[f"torch-{INSTALLED}/a/block-1.txt"] == "tensor([0.3])\n"
+    assert recordings[f"torch-{INSTALLED}/b/block-1.txt"] == "tensor([0.3333]) False\n"
 
 
 def test_section_without_source_link_fails(project):
@@ -347,10 +349,10 @@ def test_prediction_is_checked_against_the_gpu_recording_once_one_exists(project
         "no output has been recorded on a GPU yet to check it against"
         in (project.root / "site/demo/index.html").read_text()
     )
-    gpu = "recordings/torch-2.13.0/demo/measured.cuda.txt"
+    gpu = f"recordings/torch-{INSTALLED}/demo/measured.cuda.txt"
     project.write(
         gpu,
-        "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: "
+        f"device: NVIDIA H200\ntorch: {INSTALLED}+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: "
         "512\nreserved: 2097152\n",
     )
     result = project.build()
@@ -358,7 +360,7 @@ def test_prediction_is_checked_against_the_gpu_recording_once_one_exists(project
     assert "checked against the output recorded on NVIDIA H200" in (project.root / "site/demo/index.html").read_text()
     project.write(
         gpu,
-        "device: NVIDIA H200\ntorch: 2.13.0+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: "
+        f"device: NVIDIA H200\ntorch: {INSTALLED}+cu130\nrecorded: 2026-12-01\n--- output ---\nallocated: "
         "512\nreserved: 20971520\n",
     )
     result = project.build()
@@ -390,7 +392,7 @@ print("the same on every Python")
 
 def another_python() -> tuple[str, Path, Path] | None:
     """Environments of this checkout for one torch release: one with the recording Python, one
-    with another supported Python (`make build TORCH=2.15.0 PY=3.13` makes it). Returns that
+    with another supported Python (`make build TORCH=<release> PY=3.13` makes it). Returns that
     Python's version and both interpreters."""
     for venv in sorted(REPO.glob(".venv-*-py3.*")):
         release, version = venv.name.removeprefix(".venv-").rsplit("-py", 1)
@@ -467,7 +469,7 @@ def test_a_measured_value_is_checked_by_its_claim_not_by_the_recording(recorded)
 
 
 def test_a_drift_from_the_execution_cache_runs_its_page_again_before_failing(recorded):
-    recorded.write("recordings/torch-2.13.0/demo/shapes-body.txt", "strides: (1, 1)\n")
+    recorded.write(f"recordings/torch-{INSTALLED}/demo/shapes-body.txt", "strides: (1, 1)\n")
     result = recorded.build()  # goldens left the page's run in the cache
     assert result.returncode != 0
     assert "executed 1 page(s)" in result.stderr  # the cached run was not trusted
@@ -767,7 +769,7 @@ def make_figure(project, colour: str = "#0072B2") -> None:
 def test_a_figure_is_recorded_and_shown_and_a_changed_figure_fails_naming_its_block(project):
     make_figure(project)
     assert (result := project.goldens()).returncode == 0, result.stderr
-    recorded = project.root / "recordings/torch-2.13.0/demo/bars-bars.svg"
+    recorded = project.root / f"recordings/torch-{INSTALLED}/demo/bars-bars.svg"
     figure = recorded.read_text()
     assert figure.startswith("<svg") and "<metadata" not in figure and "Matplotlib v" not in figure
     assert (result := project.build()).returncode == 0, result.stderr
@@ -784,7 +786,8 @@ def test_a_figure_is_recorded_and_shown_and_a_changed_figure_fails_naming_its_bl
     assert "heights: [1, 2]" not in result.stderr.split("changed (its recording")[1]  # no output diff
     assert "docs/demo.md, block 1 (bars-bars), snippets/demo/bars.py:2" in result.stderr
     assert (
-        "the figure 'bars.svg' changed (its recording is recordings/torch-2.13.0/demo/bars-bars.svg)" in result.stderr
+        f"the figure 'bars.svg' changed (its recording is recordings/torch-{INSTALLED}/demo/bars-bars.svg)"
+        in result.stderr
     )
 
 
@@ -813,10 +816,10 @@ def test_a_figure_with_a_script_is_refused(project):
 def test_a_stale_figure_recording_fails_the_build(project):
     make_figure(project)
     assert project.goldens().returncode == 0
-    (project.root / "recordings/torch-2.13.0/demo/gone.svg").write_text("<svg/>\n")
+    (project.root / f"recordings/torch-{INSTALLED}/demo/gone.svg").write_text("<svg/>\n")
     result = project.build()
     assert result.returncode != 0
-    assert "recordings/torch-2.13.0/demo/gone.svg: a recording whose block is gone" in result.stderr
+    assert f"recordings/torch-{INSTALLED}/demo/gone.svg: a recording whose block is gone" in result.stderr
 
 
 # Blocks that try to get past the build: speak for their page, undo their view, forge a stored run.

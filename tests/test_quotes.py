@@ -8,6 +8,8 @@ import pytest
 
 from handbook.prose.quotes import resolve_quotes
 
+# Synthetic data: a made-up output to quote from
+
 OUTPUTS = {
     ("setup.md", "version"): "torch.__version__ : 2.15.0+cu132\nrows: 96",
     ("dispatch.md", "table"): "rows in the table: 97",

@@ -7,6 +7,8 @@ from handbook.execution.blocks import Block, Page
 from handbook.execution.recordings import Recordings, recover_stage, staged, unified_diff
 from handbook.tree_files import TreeError
 
+# Synthetic data: the recordings layout under test, in a temporary tree
+
 
 def block(page="ch.md", id_="b", **options):
     return Block(page, 1, id_, "print(1)", "docs/ch.md", 3, 2, options=options)

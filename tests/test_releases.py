@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from handbook.releases import nearest_release, previous_release, recorded_releases
 
+# Synthetic data: release directories made up to be ordered
+
 
 def test_recorded_releases_follow_packagings_order_and_each_has_its_neighbours(tmp_path):
     for release in ("2.16.0", "2.16.0rc1", "2.15.0", "2.16.0rc2", "2.14.1"):

@@ -10,6 +10,8 @@ from handbook.execution.results import BlockResult
 from handbook.execution.status import Status
 from handbook.rendering import MAX_CHARS, MAX_LINES, PageRenderer, RefusedBlock, cut, how_shown, other_python_note
 
+# Synthetic data: a made-up GPU recording's provenance
+
 
 def test_short_output_is_whole():
     assert cut("a\nb") == ("a\nb", "")

@@ -19,6 +19,8 @@ from handbook.execution.results import (
 )
 from handbook.execution.status import Status
 
+# Synthetic data: a made-up Environment and GPU recording
+
 MACHINE = {"cpu": "Some CPU", "arch": "x86_64", "capability": "AVX2", "threads": 1}
 CPU_BLOCK = Block("ch.md", 1, "shapes", "print(1)", "docs/ch.md", 3, 2, options={"predicts": "gpu"})
 GPU_BLOCK = Block("ch.md", 2, "gpu", "print(2)", "docs/ch.md", 7, 6, options={"device": "cuda"})

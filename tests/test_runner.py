@@ -14,13 +14,14 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import INSTALLED
 from probes import REFUSED
 
+from handbook.environment import minor_version
 from handbook.execution import runner, zygote
 from handbook.execution.runner import (
     BlockJob,
     PageJob,
-    SettingError,
     block_memory,
     block_timeout,
     interpreter_search_path,
@@ -29,6 +30,7 @@ from handbook.execution.runner import (
     parse_size,
     run_pages,
 )
+from handbook.switches import SettingError
 
 pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
@@ -331,14 +333,14 @@ def test_recordings_do_not_depend_on_how_the_build_was_launched(project, layout)
     recorded = project.recordings()
     assert re.fullmatch(
         r"W docs/index\.md:\d+\] from <site-packages>/torch/utils/cpp_extension\.py, in <tmp>\n",
-        recorded["torch-2.13.0/index/block-1.txt"],
+        recorded[f"torch-{INSTALLED}/index/block-1.txt"],
     )
     launch(python, "-m", "mkdocs", "build")
     launch(str(bin_dir / "mkdocs"), "build")
     launch(str(bin_dir / "pytest"), "-q", "-p", "no:cacheprovider", "test_launch.py")
     launch("git", "init", "-q", "-b", "main")
     launch("git", "commit", "-q", "--allow-empty", "-m", "start")
-    launch(str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", "2.13")
+    launch(str(bin_dir / "mike"), "deploy", "--branch", "gh-pages", minor_version(INSTALLED))
     assert project.recordings() == recorded
 
 

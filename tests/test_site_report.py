@@ -15,6 +15,8 @@ from handbook.markdown_structure import headings
 from handbook.messages import Words
 from handbook.reports.site_report import Provenance, render
 
+# Synthetic data: a made-up Environment and GPU recording
+
 ENV = Environment("2.15.0+cpu", "d0f2af8b66b20da4baa50644c0cd3f887a2eae2e", "3.11.9", "cpu")
 TITLES = {"tensors.md": "Tensors", "autograd.md": "Autograd"}
 

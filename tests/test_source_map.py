@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from handbook.sources.source_map import title_of
 
+# Synthetic data: the tag a source map is rendered for
+
 
 def test_the_title_is_the_first_heading_of_the_prose_not_a_comment_in_a_code_fence():
     page = '```python exec="on"\n# set up the tensors\nimport torch\n```\n\n# Tensors and storage\n\n## Strides\n'

@@ -10,6 +10,8 @@ import pytest
 from handbook.environment import site_packages
 from handbook.sources.tree import HEADER_WRAPPER, SourceError, SourceTree, candidates
 
+# Synthetic data: a made-up wheel and source index
+
 REPO = Path(__file__).resolve().parent.parent
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+# Synthetic data: made-up runs to compare
+
 REPO = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("steadiness", REPO / "tools" / "steadiness.py")
 steadiness = importlib.util.module_from_spec(spec)

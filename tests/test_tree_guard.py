@@ -8,6 +8,8 @@ import pytest
 
 from handbook.execution.tree_guard import GUARDED, TreeChangedError, TreeGuard, changes, snapshot
 
+# Synthetic data: a file a page writes under recordings/ (the guard watches every path)
+
 
 def test_every_guarded_place_is_hashed_and_byte_code_is_not(project):
     for name in GUARDED:

@@ -4,6 +4,8 @@ import pytest
 
 from handbook.versioned_prose import VersionedProseError, render, render_keeping_lines
 
+# Synthetic data: the releases a condition is evaluated for
+
 PAGE = "a\n<!-- if torch >= 2.14 -->\nnew\n<!-- else -->\nold\n<!-- end if -->\nb\n"
 
 

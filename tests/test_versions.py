@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
-from conftest import DEPLOYED_URL
+from conftest import DEPLOYED_URL, INSTALLED, PINNED
 from site_links import Site
 
 from handbook.environment import RECORDED_PYTHON, SUPPORTED_PYTHONS, minor_version
@@ -21,6 +21,9 @@ from handbook.execution.labs import lab_pages
 from handbook.mkdocs_config import load_site_config
 from handbook.releases import recorded_releases
 from handbook.versions import NOT_FOUND_PAGE, deploy_command, tool_environment
+
+# Synthetic data: release names deployed and ordered in temporary trees (the pinned torch's index
+# and environments read PINNED)
 
 
 def git(root, *args):
@@ -101,7 +104,7 @@ def test_supported_releases_are_the_recorded_ones_and_ci_tests_every_one(support
     # One job runs `make test`, which builds every supported edition (no TORCH= picks one).
     runs = [step["run"] for step in jobs["test"]["steps"] if "run" in step]
     assert [run for run in runs if run.startswith("make test")] == [
-        'make test "INDEX_2.13.0=https://download.pytorch.org/whl/cpu"'
+        f'make test "INDEX_{PINNED}=https://download.pytorch.org/whl/cpu"'
     ]
     assert "strategy" not in jobs["test"] and "test" in jobs["deploy"]["needs"]
 
@@ -172,7 +175,7 @@ def test_supported_pythons_are_one_list_in_the_makefile_the_project_and_ci():
 
 @pytest.mark.parametrize("python", ["3.99", "2.7"])
 def test_a_missing_or_unsupported_python_fails_before_anything_is_installed(python):
-    venv = REPO / f".venv-2.13.0-py{python}"
+    venv = REPO / f".venv-{PINNED}-py{python}"
     result = subprocess.run(["make", "-C", str(REPO), "build", f"PY={python}"], capture_output=True, text=True)
     assert result.returncode != 0
     assert f"python{python}" in result.stderr and "3.11 3.12 3.13" in result.stderr, result.stderr
@@ -204,7 +207,7 @@ def test_a_deploy_whose_site_fails_the_check_is_undone(project):
     """A site a generator built without the handbook plugin (its blocks run by no engine): mike commits it,
     the deploy checks what was committed, and puts the branch back."""
     project.write("docs/index.md", "# Home\n\nHello.\n")
-    project.write("recordings/torch-2.13.0/source-anchors.tsv", "")
+    project.write(f"recordings/torch-{INSTALLED}/source-anchors.tsv", "")
     config = project.root / "mkdocs.yml"
     config.write_text(config.read_text().replace("  - handbook:\n      sections_exempt: [index.md]\n", ""))
     _repository(project)

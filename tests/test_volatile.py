@@ -14,6 +14,8 @@ from handbook.execution.volatile import (
     recorded_hits,
 )
 
+# Synthetic data: recordings in a temporary tree
+
 REPO = Path(__file__).resolve().parent.parent
 
 # One line of each kind the check looks for, as a page might print it.

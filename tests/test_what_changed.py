@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import re
 
+from conftest import INSTALLED
+
+from handbook.environment import minor_version
+
+# Synthetic data: two releases compared in a temporary tree (a build's own release reads INSTALLED)
+
 PAGE = """
 # Demo
 
@@ -20,7 +26,9 @@ print("strides: (3, 1)")
 ```
 """
 
-CHANGES = "# What changed\n\n## From torch 2.12 to 2.13\n\n<!-- what-changed 2.12.0 2.13.0 -->\n"
+# The build's own release (a project the tests build runs the installed torch) and an older one.
+MINOR = minor_version(INSTALLED)
+CHANGES = f"# What changed\n\n## From torch 2.12 to {MINOR}\n\n<!-- what-changed 2.12.0 {INSTALLED} -->\n"
 
 
 def test_changed_block_has_a_note_and_an_entry_under_its_section_linked_to_the_block(project):
@@ -37,8 +45,8 @@ def test_changed_block_has_a_note_and_an_entry_under_its_section_linked_to_the_b
     result = project.build()
     assert result.returncode == 0, result.stderr
     page = (project.root / "site/demo/index.html").read_text()
-    notes = re.findall(r'<p class="handbook-changed"><a href="([^"]+)">Output changed in torch 2.13</a></p>', page)
-    assert notes == ["../what-changed/#changed-2.13-demo-block-2"]
+    notes = re.findall(rf'<p class="handbook-changed"><a href="([^"]+)">Output changed in torch {MINOR}</a></p>', page)
+    assert notes == [f"../what-changed/#changed-{MINOR}-demo-block-2"]
     changes = (project.root / "site/what-changed/index.html").read_text()
     headings = re.findall(r"<h([34])[^>]*>(.*?)<", changes)
     assert ("3", "Demo") in headings and "<p><strong>Strides of a view</strong></p>" in changes
@@ -46,7 +54,7 @@ def test_changed_block_has_a_note_and_an_entry_under_its_section_linked_to_the_b
     # "in context" lands on the block itself, whose place on its page has that id.
     assert '<a href="../demo/#block-block-2">Block 2 in context</a>' in changes
     assert '<div id="block-block-2"></div>' in page
-    assert 'id="changed-2.13-demo-block-2"' in changes and "block-1" not in changes
+    assert f'id="changed-{MINOR}-demo-block-2"' in changes and "block-1" not in changes
     assert "-strides: (1, 3)" in changes and "+strides: (3, 1)" in changes
     assert "Of 2 recorded outputs, <strong>1 differ</strong>" in changes
 

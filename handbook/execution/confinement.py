@@ -59,12 +59,14 @@ class _MountAttributes(ctypes.Structure):
     ]
 
 
-def confine(read_only: list[str], writable: list[str], shm_bytes: int = 0) -> str:
+def confine(
+    read_only: list[str], writable: list[str], shm_bytes: int = 0, settings: switches.Settings | None = None
+) -> str:
     """Make this process's view of the file system read-only but for `writable` (with a /dev/shm of its
     own of `shm_bytes`), then give up every privilege; return what was done, or why the view was not
     made (nothing outside this process's namespace changes). `read_only`: what is made read-only where
     the whole file system cannot be."""
-    if switches.off(switches.READ_ONLY_TREE):
+    if not (settings or switches.read()).read_only_tree:
         return unconfined()
     return f"{_view(read_only, writable, shm_bytes)}, {drop_privileges()}"
 
@@ -190,10 +192,10 @@ def _below(path: str, top: str) -> bool:
 CAP_SYS_ADMIN = 21
 
 
-def expected() -> bool:
+def expected(settings: switches.Settings | None = None) -> bool:
     """Whether pages get a view here: Linux, this process able to make a mount namespace (CAP_SYS_ADMIN),
     and the view not switched off. Then a page whose view cannot be seen from here does not run."""
-    if switches.off(switches.READ_ONLY_TREE):
+    if not (settings or switches.read()).read_only_tree:
         return False
     capabilities = _status_field("self", "CapEff")
     return capabilities > 0 and bool(capabilities >> CAP_SYS_ADMIN & 1)

@@ -16,6 +16,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import RECORDED_PLATFORM, RECORDED_PYTHON, this_platform
 from handbook.execution.failures import failure_report
 from handbook.execution.pipeline import execute
@@ -31,9 +32,11 @@ def record(
     pages: set[str] | None = None,
     gpu_only: bool = False,
     anchors: dict[str, str] | None = None,
+    settings: switches.Settings | None = None,
 ) -> int:
     """Record every block of `pages` (all by default); `anchors`, every source link's lines, are recorded too."""
-    site = execute(root, docs_dir, only=pages)
+    settings = settings or switches.read()
+    site = execute(root, docs_dir, only=pages, settings=settings)
     if gpu_only and not site.environment.has_cuda:
         print("no CUDA device here: GPU-only blocks cannot be recorded on this machine", file=sys.stderr)
         return 1
@@ -57,7 +60,7 @@ def record(
             )
             return 1
     changed = []
-    with staged(recordings) as stage:
+    with staged(recordings, kill_at=settings.goldens_kill_at) as stage:
         for result in site.all_results():
             if not result.status.recordable or (gpu_only and result.block.device != "cuda"):
                 continue

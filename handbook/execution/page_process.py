@@ -187,16 +187,15 @@ def _out_of_descriptors(error: OSError, engine: int) -> str:
     )
 
 
-def _confine(request: PageRequest) -> str:
+def _confine(request: PageRequest, settings: switches.Settings) -> str:
     """The file system read-only for this page but for its own directories, and no privilege to undo
     it (see `confinement`); what it sees, in words."""
     if not request.view:
         return confinement.unconfined()
-    extra = [path for path in (switches.value(switches.PAGE_READ_ONLY) or "").split(os.pathsep) if path]
     writable = list(request.writable)
     if group := cgroups.mount():  # its cgroup's own files: the page ends what is left in it
         writable.append(str(group))
-    return confinement.confine([request.repo_root, *extra], writable, request.shm_bytes)
+    return confinement.confine([request.repo_root, *settings.page_read_only], writable, request.shm_bytes, settings)
 
 
 def _send(engine: int, message: protocol.Message) -> None:
@@ -218,7 +217,8 @@ def run_page(engine: int, request: PageRequest) -> None:
     group = cgroups.join(os.getpid())  # nor, where there are cgroups, be missed by a scan of the tree
     os.environ.update(request.environment)
     tempfile.tempdir = None  # the zygote's, if it asked: this page's own from now on
-    _send(engine, protocol.Confinement(_confine(request)))
+    settings = switches.read()  # this process's entry: the switches it inherited from the build
+    _send(engine, protocol.Confinement(_confine(request, settings)))
     protocol.read_proceed(engine)  # the engine looks at the view for itself first
     os.chdir(request.work_dir)
     sys.path[:] = request.search_path

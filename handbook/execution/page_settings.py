@@ -64,8 +64,8 @@ PLACES = frozenset(s.name for s in SETTINGS if s.kind is not Kind.OUTPUT)
 CACHES = tuple(s.name for s in SETTINGS if s.kind is Kind.CACHE)
 
 
-def apply(caches: Path, torch: str) -> None:
-    """Give this process's environment every setting (each page process inherits it)."""
+def apply(caches: Path, torch: str) -> dict[str, str]:
+    """Give this process's environment every setting (each page process inherits it); return each one's value."""
     capability = os.environ.get("ATEN_CPU_CAPABILITY", "").lower() or "native"
     where = {"caches": str(caches), "torch": torch, "capability": capability, "matplotlibrc": str(MATPLOTLIBRC)}
     for setting in SETTINGS:
@@ -74,3 +74,4 @@ def apply(caches: Path, torch: str) -> None:
             os.environ[setting.name] = value
         else:
             os.environ.setdefault(setting.name, value)
+    return {setting.name: os.environ[setting.name] for setting in SETTINGS}

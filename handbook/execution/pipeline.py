@@ -31,21 +31,22 @@ from handbook.execution.runner import BlockJob, PageJob
 from handbook.execution.status import Status
 from handbook.execution.tree_guard import TreeGuard, git_directories
 from handbook.releases import nearest_release
+from handbook.switches import SettingError
 from handbook.tree_files import DOCS_DIR
 
 # c++, g++, cc and gcc, each running the real compiler when no other page is compiling.
 COMPILERS = Path(__file__).parent / "compilers"
 
 
-def prepare_page_processes(root: Path) -> None:
+def prepare_page_processes(root: Path, settings: switches.Settings | None = None) -> None:
     """Settings every page process inherits (`page_settings.SETTINGS`), in this process's environment;
     before the fork server starts. Their directories, and the compile lock, exist before a page's
     mounts are made; matplotlib's font cache is built (building it prints a line, and takes seconds)."""
-    page_settings.apply(cache_root(root), installed_torch().version)
+    applied = page_settings.apply(cache_root(root, settings), installed_torch().version)
     for name in page_settings.CACHES:
         Path(os.environ[name]).mkdir(parents=True, exist_ok=True)
     build_font_cache(Path(os.environ["MPLCONFIGDIR"]))
-    if lock := switches.value(switches.COMPILE_LOCK):  # "": compiles run as they come
+    if lock := applied[switches.COMPILE_LOCK]:  # "": compiles run as they come
         Path(lock).parent.mkdir(parents=True, exist_ok=True)
         Path(lock).touch()
     # The compilers' wrappers, where util-linux's flock exists (not on macOS: there compiles run as they come).
@@ -62,12 +63,13 @@ def page_environment(root: Path) -> Environment:
     return Environment(**runner.probe_environment(root)) if gpu_possible(identity) else Environment.of(identity)
 
 
-def _job(page: Page, cuda: bool) -> PageJob:
+def _job(page: Page, cuda: bool, settings: switches.Settings | None = None) -> PageJob:
+    settings = settings or switches.read()
     blocks = []
     for b in page.blocks:
         try:
-            timeout, memory = runner.block_timeout(b.options), runner.block_memory(b.options)
-        except runner.SettingError as error:
+            timeout, memory = runner.block_timeout(b.options, settings), runner.block_memory(b.options)
+        except SettingError as error:
             raise BlockError(f"{page.file}:{b.page_line} (block {b.index}): {error}") from error
         blocks.append(
             BlockJob(
@@ -112,6 +114,7 @@ def run_site(
     only: set[str] | None = None,
     serving: bool = False,
     given: dict[str, list[BlockRun]] | None = None,
+    settings: switches.Settings | None = None,
 ) -> SiteRun:
     """Execute `pages` (or those named in `only`), reusing cached pages, and check every block.
 
@@ -120,18 +123,19 @@ def run_site(
     it may have touched is cached, and the rebuild it triggers runs them again. `given`: runs
     kept by an earlier execute step, used as cached ones are (and checked as they are)."""
     started = time.perf_counter()
+    settings = settings or switches.read()
     env = page_environment(root)
     cuda = env.has_cuda
     selected = [page for page in pages if page.blocks and (only is None or page.path in only)]
-    history = PageHistory(cache_root(root) / HISTORY_FILE)
+    history = PageHistory(cache_root(root, settings) / HISTORY_FILE)
     own = Recordings(root, env.release, python=env.python, platform=this_platform())
     recordings, compared_with = _recordings_to_check(own, selected)
     # Where pages cannot be given a read-only view, what they could forge is guarded too.
-    guard = TreeGuard(root, [] if confinement.expected() else guarded_stores(root, cache, env))
+    guard = TreeGuard(root, [] if confinement.expected(settings) else guarded_stores(root, cache, env, settings))
     files = {page.path: page.file for page in selected}  # what the guard's findings name
     keys = {page.path: cache_key(page, env) for page in selected}
     refused: list[str] = []
-    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {}, refused)
+    runs, to_run = _cached_runs(selected, cache, keys, cuda, given or {}, refused, settings)
 
     def finished(page_path: str, page_runs: list[BlockRun], peak: int) -> None:
         for run in page_runs:
@@ -156,7 +160,7 @@ def run_site(
             guard.raise_if_changed(ran)
         return guard.look_last(ran)
 
-    runner.run_pages(to_run, root, workers=workers, on_done=finished, peaks=history.peaks)
+    runner.run_pages(to_run, root, workers=workers, on_done=finished, peaks=history.peaks, settings=settings)
     history.save()
     site = SiteRun(
         env,
@@ -195,8 +199,8 @@ def run_site(
             refused.append(f"the execute step's record: {failed[0].block.label}: its stored run fails its checks")
     if again:
         unfinished.update(page.path for page in again)
-        jobs = [_job(page, cuda) for page in again]
-        runner.run_pages(jobs, root, workers=workers, on_done=finished, peaks=history.peaks)
+        jobs = [_job(page, cuda, settings) for page in again]
+        runner.run_pages(jobs, root, workers=workers, on_done=finished, peaks=history.peaks, settings=settings)
         history.save()
         site.tree_changed = check_tree([page.path for page in again])
         site.executed_pages += [page.path for page in again if page.path not in site.executed_pages]
@@ -215,11 +219,13 @@ def edition_name(env: Environment) -> str:
     return f"{env.release}-py{env.python_minor}"
 
 
-def guarded_stores(root: Path, cache: ExecutionCache, env: Environment) -> list[Path]:
+def guarded_stores(
+    root: Path, cache: ExecutionCache, env: Environment, settings: switches.Settings | None = None
+) -> list[Path]:
     """What a build believes of earlier builds (this edition's stored runs, the execute step's record, the
     source-symbol answers for this torch, every page's compile caches) and the git directories: guarded
     where pages could write them (a page's own compile caches are its to write while it runs)."""
-    caches = cache_root(root)
+    caches = cache_root(root, settings)
     runs = caches / "runs" / f"{edition_name(env)}.json"
     compiled = [Path(base) for kind in runner.COMPILE_CACHES if (base := os.environ.get(runner.PAGE_VARIABLES[kind]))]
     return [cache.directory, runs, caches / "symbols" / env.git_version, *compiled, *git_directories(root)]
@@ -232,6 +238,7 @@ def _cached_runs(
     cuda: bool,
     given: dict[str, list[BlockRun]],
     refused: list[str] | None = None,
+    settings: switches.Settings | None = None,
 ) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
     """The runs of the pages given or held by the cache, each checked to be what a run of its block
     could be (`stored_runs`; why one is not, in `refused`), and the jobs of those that are not."""
@@ -243,7 +250,7 @@ def _cached_runs(
             stored = cache.load(keys[page.path], len(page.blocks))
             found = stored_runs(page, stored, cuda, cached=True, refused=refused)
         if found is None:
-            to_run.append(_job(page, cuda))
+            to_run.append(_job(page, cuda, settings))
         else:
             runs[page.path] = found
     return runs, to_run
@@ -406,16 +413,19 @@ def execute(
     serving: bool = False,
     given: dict[str, list[BlockRun]] | None = None,
     pages: list[Page] | None = None,
+    settings: switches.Settings | None = None,
 ) -> SiteRun:
     """Scan `docs_dir` and the labs (unless its `pages` are given, scanned already) and run them: the
-    whole pipeline with the default cache."""
+    whole pipeline with the default cache. `settings`: the switches, as the caller's entry read them
+    (read here when none are given)."""
+    settings = settings or switches.read()
     if cache_enabled is None:
-        cache_enabled = not switches.off(switches.CACHE)
+        cache_enabled = settings.cache
     pages = scan_docs(root, docs_dir, only) + lab_pages(root, only=only) if pages is None else pages
-    if switches.off(switches.EXECUTE):
+    if not settings.execute:
         return recorded_site(root, pages)
-    check_cache_root(cache_root(root))
-    prepare_page_processes(root)
+    check_cache_root(cache_root(root, settings))
+    prepare_page_processes(root, settings)
     env = page_environment(root)
-    cache = ExecutionCache(cache_root(root) / "exec" / edition_name(env), cache_enabled)
-    return run_site(root, pages, cache, workers=workers, only=only, serving=serving, given=given)
+    cache = ExecutionCache(cache_root(root, settings) / "exec" / edition_name(env), cache_enabled)
+    return run_site(root, pages, cache, workers=workers, only=only, serving=serving, given=given, settings=settings)

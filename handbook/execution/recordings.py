@@ -32,7 +32,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handbook import switches
 from handbook.environment import (
     RECORDED_PLATFORM,
     RECORDED_PYTHON,
@@ -149,6 +148,7 @@ class Recordings:
         directory: Path | None = None,
         python: str = RECORDED_PYTHON,
         platform: str = RECORDED_PLATFORM,
+        kill_at: str | None = None,
     ):
         self.root = root
         self.release = release
@@ -156,6 +156,7 @@ class Recordings:
         self.directory = directory or self.home  # where files are read and written: home, or a stage of it
         self.python = python_minor(python)
         self.platform = platform
+        self.kill_at = kill_at  # tests: where a re-recording kills itself (`switches.GOLDENS_KILL_AT`)
         self._remembered: dict[tuple[str, str, str], str | None] = {}  # see `remember`
         self._remembered_figures: dict[tuple[str, str, str], str | None] = {}
 
@@ -169,6 +170,7 @@ class Recordings:
             "directory": None if self.directory == self.home else self.directory,
             "python": self.python,
             "platform": self.platform,
+            "kill_at": self.kill_at,
         }
         return Recordings(**{**fields, **changes})
 
@@ -378,7 +380,7 @@ class Recordings:
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(self._writable(path), text + "\n")
-        _fault_point("writing")
+        _fault_point("writing", self.kill_at)
         return path
 
     def write_figure(self, block: Block, figure: str) -> Path | None:
@@ -450,9 +452,9 @@ def _recorded(overlay: Path | None) -> bool:
     return overlay is None or overlay.is_dir()
 
 
-def _fault_point(name: str) -> None:
+def _fault_point(name: str, kill_at: str | None) -> None:
     """Tests kill a real re-recording here (`HANDBOOK_GOLDENS_KILL_AT=<name>`), as a user's ^C or a CI timeout would."""
-    if switches.value(switches.GOLDENS_KILL_AT) == name:
+    if kill_at == name:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -488,9 +490,9 @@ def recover_stage(home: Path) -> None:
 
 
 @contextlib.contextmanager
-def staged(recordings: Recordings) -> Iterator[Recordings]:
+def staged(recordings: Recordings, kill_at: str | None = None) -> Iterator[Recordings]:
     """The release's recordings to change, as a copy that replaces them whole when the block
-    ends without an error (and is dropped when it raises)."""
+    ends without an error (and is dropped when it raises). `kill_at`: a test's fault point."""
     home = recordings.home
     new, old = _stage_paths(home)
     recover_stage(home)
@@ -502,18 +504,18 @@ def staged(recordings: Recordings) -> Iterator[Recordings]:
     else:
         new.mkdir(parents=True)
     try:
-        yield recordings.with_changes(directory=new)
+        yield recordings.with_changes(directory=new, kill_at=kill_at)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
-    _fault_point("staged")
+    _fault_point("staged", kill_at)
     if not home.exists():
         os.rename(new, home)
     elif _exchange(new, home):
         old = new  # it now holds what `home` held
     else:
         os.rename(home, old)
-        _fault_point("half-swapped")
+        _fault_point("half-swapped", kill_at)
         os.rename(new, home)
-    _fault_point("swapped")
+    _fault_point("swapped", kill_at)
     shutil.rmtree(old, ignore_errors=True)

@@ -31,7 +31,6 @@ import psutil
 
 from handbook import switches
 from handbook.environment import cache_root
-from handbook.errors import InputError
 from handbook.execution import (
     cgroups,
     confinement,
@@ -45,6 +44,7 @@ from handbook.execution import (
 from handbook.execution.protocol import BlockJob, PageRequest
 from handbook.execution.results import BlockRun
 from handbook.execution.status import Status
+from handbook.switches import parse_size, seconds
 
 DEFAULT_TIMEOUT = 120.0
 MAX_OUTPUT_BYTES = page_process.MAX_OUTPUT_BYTES
@@ -66,10 +66,6 @@ PEAK_SHARE = 1.10
 
 # What pages have said of their view of the tree (`confinement.confine`), for the build's log.
 confinements: set[str] = set()
-
-
-class SettingError(InputError):
-    """A switch or fence option whose value cannot be used: bad input, reported as any other."""
 
 
 @dataclass
@@ -130,35 +126,13 @@ class _Running:
         return limit, source
 
 
-def default_timeout() -> float:
-    setting = switches.value(switches.BLOCK_TIMEOUT)
-    return _seconds(setting, switches.BLOCK_TIMEOUT) if setting else DEFAULT_TIMEOUT
+def default_timeout(settings: switches.Settings | None = None) -> float:
+    settings = settings or switches.read()
+    return settings.block_timeout or DEFAULT_TIMEOUT
 
 
-def block_timeout(options: dict[str, str]) -> float:
-    return _seconds(options["timeout"], "timeout") if options.get("timeout") else default_timeout()
-
-
-def _seconds(text: str, name: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds < float("inf"):  # also false for nan: nan and inf would switch the timeout off
-        raise SettingError(f"{name}={text!r} is not a number of seconds (finite, above 0)")
-    return seconds
-
-
-SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT])(?:i?B)?", re.IGNORECASE)
-
-
-def parse_size(text: str, name: str) -> int:
-    """`512M`, `2G`, `1.5GiB` -> bytes (powers of 1024)."""
-    match = SIZE.fullmatch(text.strip())
-    size = int(float(match[1]) * 1024 ** ("KMGT".index(match[2].upper()) + 1)) if match else 0
-    if size <= 0:
-        raise SettingError(f"{name}={text!r} is not a size such as 512M or 2G (above 0)")
-    return size
+def block_timeout(options: dict[str, str], settings: switches.Settings | None = None) -> float:
+    return seconds(options["timeout"], "timeout") if options.get("timeout") else default_timeout(settings)
 
 
 def _size(size: int) -> str:
@@ -203,16 +177,13 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def limits(workers: int | None = None) -> Limits:
+def limits(workers: int | None = None, settings: switches.Settings | None = None) -> Limits:
     """One page per core, as many as fit in the memory the build may use; each page may hold
     `DOCS_PAGE_MEMORY`, else an equal share of that memory."""
+    settings = settings or switches.read()
     usable = int(available_memory() * MEMORY_SHARE)
     cores = usable_cores()
-    setting = switches.value(switches.PAGE_MEMORY)
-    if setting:
-        page_memory = parse_size(setting, switches.PAGE_MEMORY)
-        if page_memory <= 0:
-            raise SettingError(f"{switches.PAGE_MEMORY}={setting!r} is not a size above zero")
+    if page_memory := settings.page_memory:
         workers = workers or max(1, min(cores, usable // page_memory))
         return Limits(workers, page_memory, switches.PAGE_MEMORY)
     workers = workers or max(1, min(cores, usable // PAGE_MEMORY_FLOOR))
@@ -276,11 +247,13 @@ def interpreter_search_path() -> tuple[str, ...]:
     )
 
 
-def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits) -> _Running:
+def _start(
+    starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits, settings: switches.Settings
+) -> _Running:
     directories = _page_directories(starter.directory, job)
     ours, theirs = socket.socketpair()
     pid = starter.start_page(theirs)
-    writable = [*directories.values(), *_split(switches.value(switches.PAGE_WRITABLE), os.pathsep)]
+    writable = [*directories.values(), *settings.page_writable]
     request = PageRequest(
         tuple(job.blocks),
         directories["capture"],
@@ -290,7 +263,7 @@ def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits
         {name: directories[kind] for kind, name in PAGE_VARIABLES.items() if kind in directories},
         tuple(writable),
         max([limits.page_memory, *(b.memory or 0 for b in job.blocks)]),
-        view=not switches.off(switches.READ_ONLY_TREE),
+        view=settings.read_only_tree,
     )
     with contextlib.suppress(OSError):  # a page gone already is found so when its socket is read
         protocol.write_all(ours.fileno(), protocol.encode_request(request))
@@ -299,8 +272,8 @@ def _start(starter: zygote.Zygote, job: PageJob, repo_root: Path, limits: Limits
     machine = starter.observed_machine()
     state = _Running(job, pid, ours, directories["capture"], directories["work"], runs, limits, machine)
     state.directories = [directories[kind] for kind in OWN_DIRECTORIES]
-    state.view_expected = request.view and confinement.expected()
-    state.read_only = [str(repo_root), str(cache_root(repo_root))]
+    state.view_expected = request.view and confinement.expected(settings)
+    state.read_only = [str(repo_root), str(cache_root(repo_root, settings))]
     return state
 
 
@@ -311,10 +284,6 @@ PAGE_VARIABLES = {
     "inductor": "TORCHINDUCTOR_CACHE_DIR",
     "extensions": "TORCH_EXTENSIONS_DIR",
 }
-
-
-def _split(text: str | None, separator: str) -> list[str]:
-    return [part for part in (text or "").split(separator) if part]
 
 
 def _page_directories(build: str, job: PageJob) -> dict[str, str]:
@@ -662,14 +631,16 @@ def run_pages(
     workers: int | None = None,
     on_done=None,
     peaks: dict[str, int] | None = None,
+    settings: switches.Settings | None = None,
 ) -> dict[str, list[BlockRun]]:
     """Run every page of `jobs`, at most `workers` at once and within the memory `peaks` (page ->
     bytes, measured before) foresee; return each page's block runs, in block order. `on_done(page,
     runs, peak)` is told of each page as it ends, with the peak measured now. However this ends
     (Ctrl-C included), no page it started, nor anything a page started, is left running, nor any
     file it kept in /dev/shm."""
-    plan = limits(workers)
-    starter = zygote.zygote()
+    settings = settings or switches.read()
+    plan = limits(workers, settings)
+    starter = zygote.zygote(settings)
     shm = shared_memory.Watch()
     was_dumpable = processes.dumpable(False)  # no page reads the build's environment, or traces it, meanwhile
     pending = list(jobs)
@@ -683,7 +654,7 @@ def run_pages(
                     break
                 job = pending.pop(index)
                 try:
-                    state = _start(starter, job, repo_root, plan)
+                    state = _start(starter, job, repo_root, plan, settings)
                 except zygote.ZygoteLost:  # the page did not start: it starts again, with a zygote that answers
                     pending.insert(0, job)
                     starter = _starter_lost(starter, running, results, on_done)
@@ -725,7 +696,7 @@ def _starter_lost(starter: zygote.Zygote, running: dict, results: dict, on_done)
             "processes (this page, or one running beside it, did)",
         )
         _finish(state, starter, running, results, on_done)
-    return zygote.zygote()
+    return zygote.zygote(starter.settings)
 
 
 def _finish(state: _Running, starter: zygote.Zygote, running: dict, results: dict, on_done) -> None:

@@ -215,10 +215,10 @@ INHERITED = {
 INHERITED_PREFIXES = ("TORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_", "ATEN_", "OMP_", "MKL_", "KMP_", "LC_", "NCCL_")
 
 
-def inherited_environment(directory: str) -> dict[str, str]:
+def inherited_environment(directory: str, settings: switches.Settings | None = None) -> dict[str, str]:
     """The environment of the zygote, and so of every page: the build's settings, its temporary
     directory the build's own."""
-    names = INHERITED | set(filter(None, (switches.value(switches.PAGE_VARIABLES) or "").split(",")))
+    names = INHERITED | set((settings or switches.read()).page_variables)
     kept = {k: v for k, v in os.environ.items() if k in names or k.startswith(INHERITED_PREFIXES)}
     return {**kept, "TMPDIR": directory}
 
@@ -261,7 +261,8 @@ WATCH_SECONDS = 0.5  # how often a wait on the zygote looks whether it was stopp
 class Zygote:
     """The engine's side: starts the zygote, asks it for pages, and learns how they ended."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: switches.Settings | None = None) -> None:
+        self.settings = settings or switches.read()  # the build's, read at its entry
         remove_stale_builds()
         cgroups.remove_stale()
         self.directory, self.lock = _locked_directory()
@@ -272,7 +273,7 @@ class Zygote:
             [sys.executable, "-c", code],
             pass_fds=[theirs.fileno(), self.lock],
             stdin=subprocess.DEVNULL,
-            env=inherited_environment(self.directory),
+            env=inherited_environment(self.directory, self.settings),
             start_new_session=True,  # a signal to the engine's process group leaves it to end the pages
         )
         theirs.close()
@@ -381,10 +382,11 @@ class ZygoteLost(RuntimeError):
 _running: Zygote | None = None
 
 
-def zygote() -> Zygote:
-    """The build's zygote, started on first use (after `pipeline.prepare_page_processes` set the environment)."""
+def zygote(settings: switches.Settings | None = None) -> Zygote:
+    """The build's zygote, started on first use (after `pipeline.prepare_page_processes` set the environment)
+    with the build's `settings`."""
     global _running
     if _running is None or not _running.alive():
-        _running = Zygote()
+        _running = Zygote(settings)
         atexit.register(_running.close)
     return _running

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import installed_torch
 from handbook.execution.labs import SUFFIX, read_lab
 from handbook.execution.pipeline import execute
@@ -78,10 +79,10 @@ def _anchors_section(found: SourceAnchors, recorded: dict[str, str], baseline: s
     return lines
 
 
-def drift_report(root: Path, docs_dir: str = DOCS_DIR) -> tuple[str, str]:
-    """(the report, a one-line summary)."""
+def drift_report(root: Path, docs_dir: str = DOCS_DIR, settings: switches.Settings | None = None) -> tuple[str, str]:
+    """(the report, a one-line summary). `settings`: the switches, as the command's entry read them."""
     identity = installed_torch()
-    site = execute(root, docs_dir)
+    site = execute(root, docs_dir, settings=settings)
     baseline = site.compared_with or identity.release
     found = source_anchors(root, docs_dir)
     recorded = Recordings(root, baseline).anchors()

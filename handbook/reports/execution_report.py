@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from handbook import switches
 from handbook.environment import RECORDED_PYTHON
 from handbook.execution.blocks import scan_docs
 from handbook.execution.labs import LABS_DIR, lab_pages
@@ -16,8 +17,10 @@ from handbook.execution.tree_guard import tree_digest
 from handbook.tree_files import DOCS_DIR, write_atomically
 
 
-def report_data(site: SiteRun, tree: str = "") -> dict:
-    """`tree`: the digest of the tree the site was built from (`tree_guard.tree_digest`)."""
+def report_data(site: SiteRun, tree: str = "", settings: switches.Settings | None = None) -> dict:
+    """`tree`: the digest of the tree the site was built from (`tree_guard.tree_digest`); `settings`: the
+    build's switches (each block's timeout is its own, or theirs)."""
+    settings = settings or switches.read()
     return {
         **site.environment.as_dict(),
         "tree": tree,
@@ -32,7 +35,8 @@ def report_data(site: SiteRun, tree: str = "") -> dict:
                 "status": r.status.value,
                 "recording": r.recording,
                 "seconds": round(r.seconds, 4),
-                "timeout": block_timeout(r.block.options),  # a block should use at most half (`tools/headroom.py`)
+                # A block should use at most half its timeout (`tools/headroom.py`).
+                "timeout": block_timeout(r.block.options, settings),
                 **({"gpu": {"device": r.gpu.device, "torch": r.gpu.torch, "recorded": r.gpu.date}} if r.gpu else {}),
             }
             for r in site.all_results()
@@ -46,8 +50,8 @@ def report_data(site: SiteRun, tree: str = "") -> dict:
     }
 
 
-def write_report(site: SiteRun, path: Path, tree: str = "") -> None:
-    write_atomically(path, json.dumps(report_data(site, tree), indent=2) + "\n")
+def write_report(site: SiteRun, path: Path, tree: str = "", settings: switches.Settings | None = None) -> None:
+    write_atomically(path, json.dumps(report_data(site, tree, settings), indent=2) + "\n")
 
 
 def site_problems(site_dir: Path, root: Path, docs_dir: str = DOCS_DIR) -> list[str]:

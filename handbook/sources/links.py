@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import versioned_prose
-from handbook.environment import cache_root, minor_version
+from handbook.environment import minor_version
 from handbook.languages import DEFAULT
 from handbook.markdown_structure import fenced, prose_lines, section_of_each_line, sections
 from handbook.messages import Words
@@ -76,7 +76,7 @@ class SourceLinker:
             return Resolved(target, path, "", None, None, self.tree.url(path))
         name, _, choice = symbol.partition("@")
         lines = source.lines()
-        spans = find(path, lines, name, cache_root(self.tree.root))
+        spans = find(path, lines, name, self.tree.caches)
         if not spans:
             raise SourceError(f"symbol {name!r} not found in {path} at {self.tree.identity.tag}")
         span = self._choose(spans, choice, path, name, lines)

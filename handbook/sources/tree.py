@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from handbook.environment import TorchIdentity, installed_torch, site_packages
+from handbook import switches
+from handbook.environment import TorchIdentity, cache_root, installed_torch, site_packages
 from handbook.errors import InputError
 
 REPOSITORY = "https://github.com/pytorch/pytorch"
@@ -85,8 +86,9 @@ def candidates(repo_path: str) -> list[str]:
 class SourceTree:
     """The installed torch's view of the PyTorch repository at its tag."""
 
-    def __init__(self, root: Path, packages: Path | None = None):
+    def __init__(self, root: Path, packages: Path | None = None, settings: switches.Settings | None = None):
         self.root = root
+        self.caches = cache_root(root, settings)  # where the answers about its symbols are kept
         self.packages = packages or site_packages()
         self.identity = installed_torch(self.packages)
         self._files: dict[str, SourceFile] = {}
