@@ -102,3 +102,25 @@ except Exception as e:
     print(f"fullgraph=True: {type(e).__module__}.{type(e).__name__}: {str(e).splitlines()[0]}")
 torch._dynamo.disallow_in_graph(branchy)
 # --8<-- [end:allow_in_graph]
+
+# --8<-- [start:disable]
+skipped = torch.compiler.disable(branchy)  # a new function; branchy itself is unchanged
+
+
+def calls_skipped(x):
+    return torch.cos(skipped(torch.sin(x) * 2))
+
+
+report = torch._dynamo.explain(calls_skipped)(sample)
+ops = [[getattr(n.target, "__name__", str(n.target))
+        for n in gm.graph.nodes if n.op == "call_function"] for gm in report.graphs]
+print("graph_count:", report.graph_count, "| operators per graph:", ops)
+for br in report.break_reasons:
+    frames = " -> ".join(frame.name for frame in br.user_stack)
+    print(f"break reason {br.reason.splitlines()[0]!r}, stack: {frames}")
+torch._dynamo.reset()
+try:
+    torch.compile(calls_skipped, backend="eager", fullgraph=True)(sample)
+except torch._dynamo.exc.Unsupported as e:
+    print("fullgraph=True: Unsupported:", str(e).splitlines()[0])
+# --8<-- [end:disable]

@@ -54,6 +54,25 @@ print("the guards are a", f"{type(root).__module__}.{type(root).__name__}")
 check = entry.guard_manager.check
 print("guards pass for x=float32[4], n=3:", check({"x": torch.randn(4), "n": 3}))
 print("guards pass for x=float32[4], n=4:", check({"x": torch.randn(4), "n": 4}))
+# The order in which lookup tries a code object's entries, on a function of its own.
+def scaled(x, n):
+    return x * n
+
+
+static = torch.compile(scaled, backend=quiet_backend, dynamic=False)
+for n in (3, 4):
+    static(torch.randn(4), n)  # one entry for n=3, then one for n=4
+
+
+def lookup_order():
+    entries = _debug_get_cache_entry_list(scaled.__code__)
+    return [next(f"n={n}" for n in (3, 4)
+                 if e.guard_manager.check({"x": torch.randn(4), "n": n})) for e in entries]
+
+
+print("entries in lookup order, after n=3 and n=4:", lookup_order())
+static(torch.randn(4), 3)  # a hit on the older entry
+print("after one more call with n=3:            ", lookup_order())
 # --8<-- [end:where_guards_run]
 
 # --8<-- [start:global_state]

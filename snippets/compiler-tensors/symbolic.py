@@ -69,7 +69,7 @@ for rows in (8, 6, 1, 3, 2):
     compiled_pick(torch.randn(rows, 3))
     if len(graphs) == before:
         print("  reused a cached graph")
-print("shape guards of each cache entry, newest first:")
+print("shape guards of each cache entry, in lookup order (last used first):")
 for i, entry in enumerate(_debug_get_cache_entry_list(pick.__code__)):
     guards = [re.sub(r"\s+#.*", "", line).replace("| ", "").replace("+- LAMBDA_GUARD: ", "").strip()
               for line in str(entry.guard_manager).splitlines() if "LAMBDA_GUARD: " in line and "size()" in line]

@@ -46,6 +46,32 @@ print("same graph code:", reloaded.graph_module.code == ep.graph_module.code)
 print("same result:", torch.equal(reloaded.module()(x), head(x)))
 # --8<-- [end:run_save]
 
+# --8<-- [start:unflatten]
+class Tower(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU())
+        self.head = torch.nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(self.encoder(x))
+
+
+tower = Tower().eval()
+tower_ep = export(tower, (x,))
+first = next(node for node in tower_ep.graph.nodes if node.op == "call_function")
+print(f"first node {first.name}, its nn_module_stack:",
+      [path for path, _ in first.meta["nn_module_stack"].values()])
+flat = tower_ep.module()
+print("ep.module() calls:", [n.target for n in flat.graph.nodes if n.op == "call_module"])
+nested = torch.export.unflatten(tower_ep)
+print(f"unflatten: {type(nested).__name__}, submodules:",
+      [name for name, _ in nested.named_modules() if name])
+print("encoder's graph:", [(n.op, str(n.target)) for n in nested.encoder.graph.nodes])
+print("matches eager:", torch.allclose(nested(x), tower(x)),
+      "| same state_dict keys:", sorted(nested.state_dict()) == sorted(tower.state_dict()))
+# --8<-- [end:unflatten]
+
 # --8<-- [start:decompose]
 core = ep.run_decompositions()
 print(core.graph_module.code.strip())
