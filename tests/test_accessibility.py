@@ -14,6 +14,8 @@ import json
 import pytest
 from site_browser import ARTIFACTS, NARROW, REPO, serve, site_pages
 
+from handbook import labs
+from handbook.execution.labs import lab_files
 from handbook.rendering import other_python_note
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
@@ -233,10 +235,20 @@ REACHED_ON_A_LAB = {
     "copy button": "button.md-code__button[data-md-type='copy']",
 }
 KEYBOARD_LAB = "labs/tensors/"
+# Every other lab, in one scheme: the labs share their markup, and the focus ring's colours are
+# checked in both schemes on the first.
+OTHER_LABS = [f"{labs.page_url(lab)}" for lab in lab_files(REPO) if labs.page_url(lab) != KEYBOARD_LAB]
+WALKS = [
+    *[
+        (scheme, path, kinds)
+        for scheme in SCHEMES
+        for path, kinds in [(KEYBOARD_CHAPTER, REACHED), (KEYBOARD_LAB, REACHED_ON_A_LAB)]
+    ],
+    *[("light", path, REACHED_ON_A_LAB) for path in OTHER_LABS],
+]
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize(("path", "kinds"), [(KEYBOARD_CHAPTER, REACHED), (KEYBOARD_LAB, REACHED_ON_A_LAB)])
+@pytest.mark.parametrize(("scheme", "path", "kinds"), WALKS)
 def test_chapter_by_keyboard_alone(browser, site_url, scheme, path, kinds):
     context = browser.new_context(color_scheme=scheme, **KEYBOARD_CONTEXT)
     page = context.new_page()
