@@ -124,6 +124,22 @@ for name, value in seen.items():
 print("after: flash enabled:", torch.backends.cuda.flash_sdp_enabled())
 # --8<-- [end:global_flags]
 
+# --8<-- [start:legacy_manager]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.backends.cuda.sdp_kernel(
+        enable_flash=True, enable_math=False, enable_mem_efficient=False
+    ):
+        print("old manager: flash enabled:", torch.backends.cuda.flash_sdp_enabled(),
+              "math enabled:", torch.backends.cuda.math_sdp_enabled())
+for warning in caught:
+    print(f"{warning.category.__name__}: {str(warning.message).split('. ')[0]}.")
+with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    print("sdpa_kernel(FLASH_ATTENTION): flash enabled:",
+          torch.backends.cuda.flash_sdp_enabled(),
+          "math enabled:", torch.backends.cuda.math_sdp_enabled())
+# --8<-- [end:legacy_manager]
+
 # --8<-- [start:causal_alignment]
 from torch.nn.attention.bias import causal_lower_right, causal_upper_left
 
