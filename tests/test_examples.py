@@ -58,5 +58,6 @@ def test_every_executed_fence_of_every_page_is_a_block():
         path.relative_to(REPO / "docs").as_posix(): len(EXECUTED_FENCE.findall(path.read_text(encoding="utf-8")))
         for path in sorted((REPO / "docs").rglob("*.md"))
     }
-    assert {page.path: len(page.blocks) for page in PAGES} == written
-    assert len(BLOCKS) == sum(written.values()) > 0
+    chapters = [page for page in PAGES if page.path.endswith(".md")]  # a lab's cells are counted by its own parser
+    assert {page.path: len(page.blocks) for page in chapters} == written
+    assert sum(len(page.blocks) for page in chapters) == sum(written.values()) > 0
