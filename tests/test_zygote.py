@@ -56,8 +56,12 @@ def test_the_process_that_forks_pages_listens_on_no_name_a_page_could_ask_nor_le
 
 
 ENGINE = """
-import sys
+import faulthandler, signal, sys
 from pathlib import Path
+# Ctrl-C as a terminal's foreground process has it, whatever the test run inherited (a shell's
+# background job ignores SIGINT, and its children inherit that); SIGUSR1 prints every thread's stack.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+faulthandler.register(signal.SIGUSR1)
 from handbook.execution.runner import BlockJob, PageJob, run_pages
 code = (
     "import os, subprocess, time\\n"
@@ -76,8 +80,12 @@ def test_pages_and_what_they_started_end_with_the_engine(tmp_path, ending):
     step killed signals the engine's whole process group, the zygote's not among it."""
     duration, pids = f"{random.randint(10_000, 99_999)}.7", tmp_path / "pids"
     env = {**os.environ, "PYTHONPATH": str(REPO), "HANDBOOK_PAGE_WRITABLE": str(tmp_path)}
+    log = (tmp_path / "engine.log").open("w")
     engine = subprocess.Popen(
-        [sys.executable, "-c", ENGINE, duration, str(pids), str(REPO)], env=env, start_new_session=True
+        [sys.executable, "-c", ENGINE, duration, str(pids), str(REPO)],
+        env=env,
+        start_new_session=True,
+        stderr=log,
     )
     try:
         deadline = time.monotonic() + 240
@@ -92,9 +100,14 @@ def test_pages_and_what_they_started_end_with_the_engine(tmp_path, ending):
             os.killpg(engine.pid, signal.SIGKILL)
         else:
             engine.send_signal(signal.SIGKILL if ending == "SIGKILL" else signal.SIGINT)
-        # Generous: at load 17 the Ctrl-C case once took longer than 60 s to end (fresh-clone make test,
-        # 2026-12-07; alone it ends in 3-28 s). An engine that never ends still fails here.
-        engine.wait(timeout=240)
+        # Generous: in two full `make test` runs the Ctrl-C case took longer than 60 s to end (2026-12-07;
+        # alone it ends in 3-28 s). An engine that never ends fails here, with its threads' stacks.
+        try:
+            engine.wait(timeout=240)
+        except subprocess.TimeoutExpired:
+            engine.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            pytest.fail("the engine did not end:\n" + (tmp_path / "engine.log").read_text())
         deadline = time.monotonic() + 30
         while (_sleeping(duration) or _live(page) or _live(zygote)) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -103,6 +116,7 @@ def test_pages_and_what_they_started_end_with_the_engine(tmp_path, ending):
         assert group is None or not group.exists()  # ended and removed by the zygote
     finally:
         engine.kill()
+        log.close()
         for process in _sleeping(duration):
             process.kill()
 
