@@ -63,8 +63,7 @@ def page_environment(root: Path) -> Environment:
     return Environment(**runner.probe_environment(root)) if gpu_possible(identity) else Environment.of(identity)
 
 
-def _job(page: Page, cuda: bool, settings: switches.Settings | None = None) -> PageJob:
-    settings = settings or switches.read()
+def _job(page: Page, cuda: bool, settings: switches.Settings) -> PageJob:
     blocks = []
     for b in page.blocks:
         try:
@@ -242,6 +241,7 @@ def _cached_runs(
 ) -> tuple[dict[str, list[BlockRun]], list[PageJob]]:
     """The runs of the pages given or held by the cache, each checked to be what a run of its block
     could be (`stored_runs`; why one is not, in `refused`), and the jobs of those that are not."""
+    settings = settings or switches.read()  # once, not once a page
     runs: dict[str, list[BlockRun]] = {}
     to_run: list[PageJob] = []
     for page in pages:
