@@ -163,8 +163,10 @@ pythons: $(INSTALLED) ## the latest torch built with every supported Python
 
 # Every page built five ways with the execution cache off: as is, ATEN_CPU_CAPABILITY=default and
 # =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.
-portability: $(INSTALLED) ## every page built five ways with the cache off (a CI job)
-	$(PYTHON) tools/portability.py
+# PAGES="attention.md func.md": those pages' execute step alone, the same five ways (a new chapter's check).
+PAGES ?=
+portability: $(INSTALLED) ## every page built five ways with the cache off (a CI job; PAGES= some pages only)
+	$(PYTHON) tools/portability.py $(addprefix --page ,$(PAGES))
 
 # A hunt for outputs that vary between runs: every page run three times with the execution cache off,
 # each under other conditions (tools/steadiness.py); reports each block whose output differed. About

@@ -46,10 +46,39 @@ def test_busy_cores_spin_one_process_per_core_and_stop():
 
 def test_make_and_the_workflow_run_it_and_build_on_the_other_platforms():
     assert re.search(
-        r"^portability: \$\(INSTALLED\).*\n\t\$\(PYTHON\) tools/portability\.py$", (REPO / "Makefile").read_text(), re.M
+        r"^portability: \$\(INSTALLED\).*\n\t\$\(PYTHON\) tools/portability\.py \$\(addprefix --page ,\$\(PAGES\)\)$",
+        (REPO / "Makefile").read_text(),
+        re.M,
     )
     jobs = yaml.safe_load((REPO / ".github/workflows/docs.yml").read_text())["jobs"]
     assert jobs["portability"]["strategy"]["matrix"]["release"] == [PINNED, SUPPORTED[-1]]  # the pinned and the latest
     assert any("make portability" in step.get("run", "") for step in jobs["portability"]["steps"])
     assert set(jobs["platforms"]["strategy"]["matrix"]["runner"]) == {"ubuntu-24.04-arm", "macos-14"}
     assert any("make build" in step.get("run", "") for step in jobs["platforms"]["steps"])
+
+
+def test_one_page_alone_is_executed_and_a_drifted_block_is_named(project):
+    project.write(
+        "docs/demo.md",
+        """
+        # Demo
+
+        ```python exec="on" id="steady"
+        print("steady")
+        ```
+
+        ```python exec="on" id="capability"
+        import os
+        print("capability:", os.environ.get("ATEN_CPU_CAPABILITY", "as the CPU allows"))
+        ```
+        """,
+    )
+    assert project.goldens().returncode == 0
+    one_way = ["tools/portability.py", "--root", str(project.root), "--execute-only", "demo.md"]
+    passing = project.run(str(REPO / one_way[0]), *one_way[1:])
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "2 blocks of 1 page(s), 0 failed" in passing.stdout
+    drifted = project.run(str(REPO / one_way[0]), *one_way[1:], env={"ATEN_CPU_CAPABILITY": "default"})
+    assert drifted.returncode == 1, drifted.stdout + drifted.stderr
+    assert "FAILED  docs/demo.md, block capability (docs/demo.md:" in drifted.stdout
+    assert "2 blocks of 1 page(s), 1 failed" in drifted.stdout
