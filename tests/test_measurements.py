@@ -109,6 +109,17 @@ def test_a_claim_that_cannot_be_read_is_broken_and_says_why(line, problem):
         claim_holds(line.partition("claim: ")[2].removesuffix(")"), line.split(": ")[1].split(" ")[0])
 
 
+def test_a_number_with_a_unit_is_broken_where_its_claim_also_allows_text():
+    """Masked, `34x` keeps its `x` and `refused` has none: on a CPU that takes the text branch the
+    line would differ from its recording (as attention's flex lines did under ATEN_CPU_CAPABILITY=default)."""
+    claim = "> 20 with AVX2 or AVX512, one of refused otherwise"
+    (message,) = broken_claims(f"first vs later: 34x (measured; claim: {claim})", "AVX2")
+    assert message.startswith("output line 1: first vs later: 34x has a unit") and "print the number without" in message
+    assert broken_claims(f"first vs later: 34 (measured; claim: {claim})", "AVX2") == []
+    assert broken_claims(f"first vs later: refused (measured; claim: {claim})", "DEFAULT") == []
+    assert masked(f"a: 34 (measured; claim: {claim})") == masked(f"a: refused (measured; claim: {claim})")
+
+
 def test_two_claims_on_one_line_are_broken():
     line = "a: 1.0x (measured; claim: > 100) b: 1.0x (measured; claim: > 0.5)"
     assert broken_claims(line, "AVX2") == ["output line 1: two measured values on one line; print one claim a line"]

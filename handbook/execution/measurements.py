@@ -87,6 +87,15 @@ def claim_for(claim: str, capability: str) -> str:
     return fallback.removesuffix(" otherwise").strip()
 
 
+def _branches(claim: str) -> list[str]:
+    """Every branch of a claim (the claim itself where it has none)."""
+    if " otherwise" not in claim and " with " not in claim:
+        return [claim.strip()]
+    *branches, fallback = [part.strip() for part in claim.split(",")]
+    found = [match["claim"] for branch in branches if (match := BRANCH.fullmatch(branch))]
+    return [*found, fallback.removesuffix(" otherwise").strip()]
+
+
 def claim_holds(claim: str, text: str) -> bool:
     """Whether a value printed as `text` satisfies `claim` (`> 2`, `<= 0.5`, `between 0.5 and 2`,
     `one of AVX2, DEFAULT`). Raises ClaimError for a claim or a value that cannot be read."""
@@ -160,6 +169,13 @@ def broken_claims(output: str, capability: str) -> list[str]:
             broken.append(f"output line {measured.line}: two measured values on one line; print one claim a line")
             continue
         try:
+            if _unit(measured.text) and any(ONE_OF.fullmatch(branch) for branch in _branches(measured.claim)):
+                broken.append(
+                    f"output line {measured.line}: {measured.label}: {measured.text} has a unit, and its claim "
+                    f"{measured.claim} also allows text, which has none: where the text is printed, the line "
+                    "differs from its recording by the unit; print the number without a unit"
+                )
+                continue
             if not measured.holds(capability):
                 applied = claim_for(measured.claim, capability)
                 branch = f" (its branch for {capability}: {applied})" if applied != measured.claim else ""
