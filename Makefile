@@ -159,7 +159,7 @@ LATEST := $(lastword $(SUPPORTED))
 # Then the test that needs two Pythons' environments (marked other_python; `make test` keeps to one).
 pythons: $(INSTALLED) ## the latest torch built with every supported Python
 	@for py in $(PYTHONS); do $(MAKE) --no-print-directory build TORCH=$(LATEST) PY=$$py SITE=.cache/site-$(LATEST)-py$$py || exit 1; done
-	$(CONTAINED) $(PYTHON) -m pytest -m other_python tests/test_plugin.py
+	$(CONTAINED) $(PYTHON) -m pytest -m other_python tests/site/test_plugin.py
 
 # Every page built five ways with the execution cache off: as is, ATEN_CPU_CAPABILITY=default and
 # =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.
