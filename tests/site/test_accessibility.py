@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from site_browser import ARTIFACTS, NARROW, REPO, serve, site_pages
+from site_browser import ARTIFACTS, NARROW, REPO, blocking_report, contrast, serve, site_pages
 
 from handbook import labs
 from handbook.execution.labs import lab_files
@@ -20,7 +20,6 @@ from handbook.rendering import other_python_note
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
-BLOCKING = {"serious", "critical"}
 # Playwright's emulated preference -> the scheme Material must then show.
 SCHEMES = {"light": "default", "dark": "slate"}
 WIDTHS = {"1280px": {"viewport": {"width": 1280, "height": 900}}, "390px": NARROW}
@@ -119,34 +118,6 @@ def run_axe(page, axe_script: str, within: str | None = None, rules: list[str] |
     if within is None:
         options["resultTypes"] = ["violations"]
     return page.evaluate(AXE_RUN, [within, options])
-
-
-def blocking_report(found: dict[str, list[dict]]) -> list[str]:
-    """One line per page and serious or critical rule: how many elements, and one of them."""
-    lines = []
-    for path, violations in found.items():
-        for violation in violations:
-            if violation["impact"] in BLOCKING:
-                node = violation["nodes"][0]
-                why = node["summary"].splitlines()[1].strip() if "\n" in node["summary"] else node["summary"]
-                lines.append(
-                    f"/{path}: {violation['rule']} ({violation['impact']}) on {len(violation['nodes'])} "
-                    f"element(s), e.g. {node['target']}: {why}"
-                )
-    return lines
-
-
-def contrast(colour: list[float], around: list[float]) -> float:
-    """WCAG contrast ratio of an RGBA colour drawn over an opaque RGB one."""
-    alpha = colour[3] if len(colour) > 3 else 1
-    drawn = [c * alpha + a * (1 - alpha) for c, a in zip(colour[:3], around, strict=True)]
-
-    def luminance(rgb):
-        linear = [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in rgb]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    high, low = sorted((luminance(drawn), luminance(around)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def focus_problems(state: dict) -> list[str]:
@@ -278,27 +249,3 @@ def test_version_selector_by_keyboard(browser, deployed):
         server.shutdown()
     assert reached == {"version selector", "version link"}, f"Tab reached only {reached or 'neither'}"
     assert not unseen, "\n".join(unseen)
-
-
-def test_axe_report_names_page_rule_and_element():
-    found = {
-        "tensors/": [
-            {
-                "rule": "color-contrast",
-                "impact": "serious",
-                "nodes": [
-                    {
-                        "target": "a > code",
-                        "summary": "Fix any of the following:\n  Element has insufficient color contrast of 2.54",
-                    }
-                ],
-            }
-        ],
-        "": [{"rule": "region", "impact": "moderate", "nodes": [{"target": "div", "summary": "x"}]}],
-    }
-    assert blocking_report(found) == [
-        "/tensors/: color-contrast (serious) on 1 element(s), e.g. a > code: Element has insufficient color "
-        "contrast of 2.54"
-    ]
-    assert round(contrast([255, 110, 66], [255, 255, 255]), 2) == 2.78  # the old link colour on white
-    assert contrast([0, 0, 0, 1], [255, 255, 255]) == 21

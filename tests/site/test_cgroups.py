@@ -13,8 +13,6 @@ from leftovers import run_page_leaving
 from handbook.execution import cgroups
 from handbook.execution.runner import BlockJob, PageJob, run_pages
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 REPO = Path(__file__).resolve().parents[2]
 
 # Every generation in a session of its own, its parent gone at once: no process group holds

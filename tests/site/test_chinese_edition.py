@@ -18,20 +18,18 @@ from site_browser import (
     EDITION_SITES,
     SITE,
     blocked_by_policy,
+    blocking_report,
     requests_outside,
     served_site,
     site_pages,
     stale,
 )
 from site_links import Site, report
-from test_accessibility import AXE_CONTEXT, AXE_PAGE_LOAD, blocking_report, run_axe
+from test_accessibility import AXE_CONTEXT, AXE_PAGE_LOAD, run_axe
 from test_accessibility import axe_script as axe_script  # a fixture, used by name
 
-from handbook.checks import outdated_translations
-from handbook.execution.blocks import scan_docs
 from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import link_base
-from handbook.translations import section_texts
 
 REPO = Path(__file__).resolve().parents[2]
 ZH_CONFIG = load_site_config(REPO / "mkdocs.zh.yml")
@@ -77,29 +75,6 @@ def zh_site_url():
         yield url
 
 
-def test_every_english_page_has_a_translation_with_the_same_blocks_and_sections():
-    english = {page.path: page for page in scan_docs(REPO, EN_CONFIG.docs_dir)}
-    chinese = {page.path: page for page in scan_docs(REPO, ZH_CONFIG.docs_dir)}
-    assert set(chinese) == set(english)
-    for path, page in english.items():
-        ours = chinese[path]
-        assert [(b.id, b.code, b.options) for b in ours.blocks] == [(b.id, b.code, b.options) for b in page.blocks], (
-            path
-        )
-        assert list(section_texts((REPO / "docs-zh" / path).read_text())) == list(
-            section_texts((REPO / "docs" / path).read_text())
-        ), path
-    assert set(ZH_CONFIG.titles) == set(EN_CONFIG.titles), "the two navigations list the same pages"
-    assert list(ZH_CONFIG.titles) == list(EN_CONFIG.titles), "in the same order"
-
-
-def test_no_chinese_section_is_outdated():
-    """Each translated section names the revision of its English section as it is now (`make translations`)."""
-    outdated = outdated_translations(REPO, ZH_CONFIG)
-    assert not outdated, "\n".join(f"docs-zh/{o.page} § {o.section}: {o.reason}" for o in outdated)
-
-
-@pytest.mark.full
 @pytest.mark.parametrize("release", sorted(EDITION_SITES))
 def test_every_link_of_each_chinese_edition_resolves(release):
     root = zh_site_of(EDITION_SITES[release])
@@ -113,7 +88,6 @@ def test_every_link_of_each_chinese_edition_resolves(release):
     assert not broken, report(broken)
 
 
-@pytest.mark.full
 def test_chinese_pages_are_chinese_and_show_the_english_pages_outputs():
     for page in ("tensors", "autograd", "profiling"):
         english = (SITE / page / "index.html").read_text()
@@ -124,7 +98,6 @@ def test_chinese_pages_are_chinese_and_show_the_english_pages_outputs():
         assert outputs and ours == outputs, page
 
 
-@pytest.mark.full
 def test_the_language_switch_leads_to_the_same_page_in_the_other_language():
     english_url, chinese_url = EN_CONFIG.site_url, ZH_CONFIG.site_url
     for page in ("", "tensors/", "what-changed/", "glossary/"):
@@ -134,7 +107,6 @@ def test_the_language_switch_leads_to_the_same_page_in_the_other_language():
         assert f'href="{chinese_url}{page}" hreflang="zh"' in english, page
 
 
-@pytest.mark.full
 @pytest.mark.parametrize("query", sorted(QUERIES))
 def test_chinese_search_ranks_the_right_section_first(browser, zh_site_url, query):
     page_path, section = QUERIES[query]
@@ -164,7 +136,6 @@ def test_chinese_search_ranks_the_right_section_first(browser, zh_site_url, quer
     )
 
 
-@pytest.mark.full
 def test_every_chinese_page_has_no_serious_axe_violation(browser, zh_site_url, axe_script):  # noqa: F811
     pages = site_pages(ZH_SITE)
     context = browser.new_context(color_scheme="light", viewport={"width": 1280, "height": 900}, **AXE_CONTEXT)
@@ -179,7 +150,6 @@ def test_every_chinese_page_has_no_serious_axe_violation(browser, zh_site_url, a
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.full
 def test_every_chinese_page_loads_offline_under_the_sites_policy(browser, zh_site_url):
     """Nothing fetched from outside the site, nothing blocked by its Content-Security-Policy."""
     context = browser.new_context()

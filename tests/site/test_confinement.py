@@ -14,8 +14,6 @@ from probes import REFUSED
 
 from handbook.execution import confinement
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 # Run in a child: the namespace is that process's, never the test's. Each attempt a page could make to
 # write outside its own directories, or to undo its view, and what came of it.
 PROBE = textwrap.dedent(

@@ -8,9 +8,6 @@ import sys
 from pathlib import Path
 
 import psutil
-import pytest
-
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
 REPO = Path(__file__).resolve().parents[2]
 CONTAINED = [sys.executable, str(REPO / "tools" / "contained.py")]

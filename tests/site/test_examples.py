@@ -19,8 +19,6 @@ from handbook.execution.pipeline import execute, page_environment
 from handbook.execution.recordings import Recordings
 from handbook.execution.results import SiteRun
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 REPO = Path(__file__).resolve().parents[2]
 PAGES = scan_docs(REPO) + lab_pages(REPO)  # the chapters' blocks and the labs' cells
 BLOCKS = [block for page in PAGES for block in page.blocks]

@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 from conftest import INSTALLED
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 PAGE = """
 # Demo
 

@@ -16,8 +16,6 @@ import pytest
 from handbook.execution import cache
 from handbook.execution.page_state import PAGE_STATE
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 # Run after the page state: what it left, as JSON.
 AFTER = """
 import json, random, warnings

@@ -9,11 +9,8 @@ import time
 from pathlib import Path
 
 import psutil
-import pytest
 import yaml
 from conftest import PINNED, SUPPORTED
-
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
 REPO = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("portability", REPO / "tools" / "portability.py")

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from handbook.mkdocs_config import load_site_config
-
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 
@@ -45,23 +43,6 @@ def execute(project):
 
 def build(project, site: str):
     return project.run("-m", "mkdocs", "build", "--strict", "--site-dir", site)
-
-
-def test_the_sites_configuration_is_read_as_mkdocs_validates_it():
-    config = load_site_config(REPO / "mkdocs.yml")  # it holds !ENV and !!python/name: tags
-    assert config.docs_dir == "docs"
-    assert config.titles["tensors.md"] == "Tensors and storage"
-    assert list(config.titles)[:2] == ["index.md", "setup.md"]  # the reading order
-    assert config.sections_exempt == {"index.md", "what-changed.md", "glossary.md"}
-    chinese = load_site_config(REPO / "mkdocs.zh.yml")  # INHERIT: mkdocs.yml, merged by MkDocs itself
-    assert (chinese.docs_dir, chinese.language, chinese.translates, chinese.blocks_dir) == (
-        "docs-zh",
-        "zh",
-        "docs",
-        "docs",
-    )
-    assert chinese.repo_url == config.repo_url and list(chinese.titles) == list(config.titles)
-    assert config.repo_url == "https://github.com/pytorch-internals-executed/handbook"  # where blocks link
 
 
 def test_execute_then_a_render_only_build_gives_the_site_a_build_alone_gives(project):

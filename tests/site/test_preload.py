@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from handbook.environment import installed_torch
 from handbook.execution.runner import compile_cache_name
-
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
 
 PAGE = """
 # Demo

@@ -13,8 +13,6 @@ from leftovers import run_page_leaving
 
 from handbook.execution.processes import descendants, end_descendants
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 REPO = Path(__file__).resolve().parents[2]
 
 PAGE = """

@@ -32,8 +32,6 @@ from handbook.execution.runner import (
 )
 from handbook.switches import SettingError
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 REPO = Path(__file__).resolve().parents[2]
 SNIPPETS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "snippets").rglob("*.py"))
 

@@ -5,100 +5,16 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
+from translation_pages import ORIGINAL, TRANSLATED
 
 from handbook import translations
 from handbook.execution.blocks import scan_docs
-from handbook.translations import TOP, marked, outdated_sections, section_texts, with_notices
+from handbook.translations import marked, section_texts
 
 REPO = Path(__file__).resolve().parents[2]
-
-ORIGINAL = textwrap.dedent(
-    """\
-    # Tensors
-
-    A tensor is metadata over a buffer.
-
-    ## Views and `copies`
-
-    A view shares memory.
-
-    ```python exec="on"
-    print(1)
-    ```
-
-    ## Strides {#the-strides}
-
-    A stride is a step.
-    """
-)
-
-TRANSLATED = textwrap.dedent(
-    """\
-    # 张量
-
-    张量是一块缓冲区之上的元数据。
-
-    ## 视图与副本 {#views-and-copies}
-
-    视图共享内存。
-
-    ```python exec="on"
-    print(1)
-    ```
-
-    ## 步长 {#the-strides}
-
-    步长是一次跨越的元素数。
-    """
-)
-
-
-def test_sections_are_known_by_the_anchor_id_both_languages_share():
-    assert list(section_texts(ORIGINAL)) == [TOP, "views-and-copies", "the-strides"]
-    assert list(section_texts(TRANSLATED)) == [TOP, "views-and-copies", "the-strides"]
-
-
-def test_a_marked_translation_is_up_to_date_until_its_original_section_changes():
-    page = marked(ORIGINAL, TRANSLATED)
-    assert page.count("<!-- translates ") == 3
-    assert outdated_sections("t.md", ORIGINAL, page) == []
-    assert marked(ORIGINAL, page) == page  # marking again changes nothing
-    edited = ORIGINAL.replace("A view shares memory.", "A view shares its base's memory.")
-    [outdated] = outdated_sections("t.md", edited, page)
-    assert (outdated.section, outdated.current) == (
-        "views-and-copies",
-        translations.revision(section_texts(edited)["views-and-copies"][1]),
-    )
-    assert "the original changed" in outdated.reason
-
-
-def test_unmarked_missing_and_extra_sections_are_outdated():
-    assert {o.section for o in outdated_sections("t.md", ORIGINAL, TRANSLATED)} == {
-        TOP,
-        "views-and-copies",
-        "the-strides",
-    }
-    page = marked(ORIGINAL, TRANSLATED)
-    fewer = page.split("## 步长")[0]
-    assert [o.section for o in outdated_sections("t.md", ORIGINAL, fewer)] == ["the-strides"]
-    extra = page + "\n## 多出的一节 {#extra}\n\n<!-- translates 0123456789ab -->\n"
-    [found] = outdated_sections("t.md", ORIGINAL, extra)
-    assert found.section == "extra" and found.reason == "the original has no such section"
-
-
-def test_an_outdated_sections_notice_sits_under_its_heading_and_links_to_the_original():
-    page = marked(ORIGINAL, TRANSLATED)
-    shown = with_notices(
-        page, {"views-and-copies": translations.notice_line("zh", "2026-12-06", "https://x/t/#v")}, "zh"
-    )
-    after = shown.split("## 视图与副本 {#views-and-copies}")[1]
-    assert after.lstrip().startswith('!!! warning "本节译文已过时"')
-    assert "2026-12-06" in after.split("## 步长")[0] and "(https://x/t/#v)" in after
-    assert "本节译文已过时" not in shown.split("## 视图与副本")[0]
 
 
 def test_block_differences_name_the_page_line_and_block(project):
@@ -191,7 +107,6 @@ def translated_project(project):
     return project
 
 
-@pytest.mark.full
 def test_a_translation_builds_from_the_originals_results_running_nothing(translated_project):
     project = translated_project
     built = project.run("-m", "mkdocs", "build", "--strict", "-f", "mkdocs.zh.yml")
@@ -203,7 +118,6 @@ def test_a_translation_builds_from_the_originals_results_running_nothing(transla
     assert "每一节译文都对应英文原文的当前版本。" in report
 
 
-@pytest.mark.full
 def test_in_the_chinese_edition_the_builds_own_words_are_chinese(translated_project):
     """The notes under a block, the generated pages and the header the site's templates write."""
     project = translated_project
@@ -225,7 +139,6 @@ def test_in_the_chinese_edition_the_builds_own_words_are_chinese(translated_proj
     assert "源码索引" in (site / "source-map" / "index.html").read_text()
 
 
-@pytest.mark.full
 def test_an_english_edit_marks_the_chinese_section_outdated(translated_project):
     project = translated_project
     english = project.root / "docs" / "t.md"
@@ -246,7 +159,6 @@ def test_an_english_edit_marks_the_chinese_section_outdated(translated_project):
     assert marked_again.returncode == 0 and "0 outdated section(s)" in marked_again.stdout
 
 
-@pytest.mark.full
 def test_a_translation_whose_block_differs_fails_naming_it_and_keeps_the_recordings(translated_project):
     project = translated_project
     before = project.recordings()
@@ -258,7 +170,6 @@ def test_a_translation_whose_block_differs_fails_naming_it_and_keeps_the_recordi
     assert project.recordings() == before
 
 
-@pytest.mark.full
 def test_a_translations_build_names_its_own_pages_in_every_message(translated_project):
     """Its quotes, its source links and its blocks' failures: docs-zh/..., never the English file."""
     project = translated_project
@@ -276,14 +187,6 @@ def test_a_translations_build_names_its_own_pages_in_every_message(translated_pr
     assert "docs/t.md" not in built.stderr
 
 
-def test_a_section_the_translation_has_no_heading_for_is_missing():
-    page = marked(ORIGINAL, TRANSLATED)
-    assert translations.missing_sections(ORIGINAL, page) == []
-    dropped = page.replace("## 步长 {#the-strides}\n", "")
-    assert translations.missing_sections(ORIGINAL, dropped) == [("the-strides", 13)]
-
-
-@pytest.mark.full
 def test_a_translation_that_drops_the_heading_of_an_outdated_section_fails_naming_it(translated_project):
     """Its notice would have had no heading to sit under: the page would have shown stale text, silently."""
     project = translated_project

@@ -50,7 +50,6 @@ def describe(message: dict) -> str:
     return f"{where}:{message.get('lastLine', '?')}: {message.get('message')}\n    {message.get('extract', '').strip()}"
 
 
-@pytest.mark.full
 @pytest.mark.parametrize("release", sorted(EDITION_SITES))
 def test_every_page_of_each_edition_is_valid_html(release):
     root = EDITION_SITES[release]
@@ -62,7 +61,6 @@ def test_every_page_of_each_edition_is_valid_html(release):
     assert not errors, f"{len(errors)} validation error(s):\n" + "\n".join(map(describe, errors))
 
 
-@pytest.mark.full
 def test_the_validator_finds_an_error_in_our_markup_and_excepts_only_materials(tmp_path):
     page = tmp_path / "page.html"
     page.write_text(

@@ -16,8 +16,6 @@ import pytest
 from handbook.execution import cgroups, zygote
 from handbook.execution.runner import BlockJob, PageJob, run_pages
 
-pytestmark = pytest.mark.full  # runs pages, snippets or processes of its own (not `make test-fast`)
-
 REPO = Path(__file__).resolve().parents[2]
 
 

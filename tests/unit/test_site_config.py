@@ -13,6 +13,8 @@ from handbook.errors import InputError
 from handbook.mkdocs_config import load_site_config
 from handbook.plugin import HandbookPlugin
 
+REPO = Path(__file__).resolve().parents[2]
+
 CONFIG = """
 site_name: t
 docs_dir: {docs_dir}
@@ -122,3 +124,20 @@ def test_the_plugins_absolute_base_path_is_the_scans(tmp_path):
     plugin.on_config(load_config(str(config)))
     plugin.on_shutdown()
     assert plugin.site_config.docs_dir == "docs"
+
+
+def test_the_sites_configuration_is_read_as_mkdocs_validates_it():
+    config = load_site_config(REPO / "mkdocs.yml")  # it holds !ENV and !!python/name: tags
+    assert config.docs_dir == "docs"
+    assert config.titles["tensors.md"] == "Tensors and storage"
+    assert list(config.titles)[:2] == ["index.md", "setup.md"]  # the reading order
+    assert config.sections_exempt == {"index.md", "what-changed.md", "glossary.md"}
+    chinese = load_site_config(REPO / "mkdocs.zh.yml")  # INHERIT: mkdocs.yml, merged by MkDocs itself
+    assert (chinese.docs_dir, chinese.language, chinese.translates, chinese.blocks_dir) == (
+        "docs-zh",
+        "zh",
+        "docs",
+        "docs",
+    )
+    assert chinese.repo_url == config.repo_url and list(chinese.titles) == list(config.titles)
+    assert config.repo_url == "https://github.com/pytorch-internals-executed/handbook"  # where blocks link

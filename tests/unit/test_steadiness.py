@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 # Synthetic data: made-up runs to compare
 
@@ -54,28 +51,6 @@ def test_headroom_is_the_largest_share_of_the_timeout_in_any_run():
     assert found["headroom"] == [
         {"page": "p.md", "id": "b", "source": "snippets/p/a.py:3", "largest_share_of_timeout": 0.55, "timeout": 120.0}
     ]
-
-
-@pytest.mark.full
-def test_a_block_that_prints_the_time_zone_is_found_varying(project):
-    project.write(
-        "docs/index.md",
-        """
-        # Home
-
-        ```python exec="on"
-        import os
-        print("steady")
-        print("time zone:", os.environ.get("TZ"))
-        ```
-        """,
-    )
-    command = [sys.executable, str(REPO / "tools" / "steadiness.py"), "--root", str(project.root), "--runs", "2"]
-    result = subprocess.run(command, env=project.environment(), capture_output=True, text=True, timeout=600)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "1 varying block(s), 0 failing in every run, of 1" in result.stdout
-    assert "VARIES  docs/index.md, block block-1 (docs/index.md:4)" in result.stdout
-    assert "-time zone: Asia/Shanghai\n    +time zone: None" in result.stdout
 
 
 def test_blocks_that_did_not_run_after_a_failure_are_counted_under_the_failure_not_listed():
