@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from conftest import DEPLOYED_URL, INSTALLED
 from site_links import Site
 
@@ -56,6 +57,7 @@ def test_the_branch_answers_missing_addresses_with_the_latest_versions_404_page(
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.timeout(2400)  # six MkDocs builds through mike: 721 s in a full `make test`
 def test_make_versions_deploys_every_supported_release(tree_copy, supported):
     """The real deploy path: `make versions`, mike running the mkdocs script on this tree's pages,
     each release against its own recordings, with the caches the builds before it filled (as the
