@@ -192,7 +192,7 @@ def deployed(project) -> tuple[Project, Path]:
     return project, tree
 
 
-# The releases the tests read, never spell (`tests/test_pinned_release.py`): the Makefile's supported
+# The releases the tests read, never spell (`tests/unit/test_pinned_release.py`): the Makefile's supported
 # ones, oldest first, the pinned one (`make` with no TORCH=), and the one installed where the tests
 # run (the pinned one under `make test`), which a project the tests build is run and recorded with.
 MAKEFILE = (REPO / "Makefile").read_text()

@@ -26,7 +26,7 @@ WIDTHS = {"1280px": {"viewport": {"width": 1280, "height": 900}}, "390px": NARRO
 # Pages the build generates rather than reads from docs/: discovery must see them.
 GENERATED = {"source-map/", "how-this-site-is-built/", "what-changed/"}
 # axe is added to the page as an inline script, which the site's Content-Security-Policy
-# blocks (tests/test_browser.py checks the policy itself).
+# blocks (tests/site/test_browser.py checks the policy itself).
 AXE_CONTEXT = {"bypass_csp": True}
 # axe runs once a page has loaded (its markup, styles, fonts and scripts): what it fetches after
 # (the search index, in a worker) changes nothing axe checks, and "networkidle" waited 0.5 s more a page.

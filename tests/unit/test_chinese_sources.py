@@ -1,5 +1,6 @@
 """The Chinese edition's sources, without a build: every English page has its translation, with the
-same blocks and sections, and no translated section is outdated. The built edition: test_chinese_edition.py."""
+same blocks and sections, and no translated section is outdated. The built edition:
+tests/site/test_chinese_edition.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The pipeline's checks, on runs made here: a run against its recording, predictions, given runs.
 
-The pipeline end to end (pages run in processes of their own) is `tests/test_plugin.py` and
-`tests/test_examples.py`; these check its decisions on constructed runs, with no page run.
+The pipeline end to end (pages run in processes of their own) is `tests/site/test_plugin.py` and
+`tests/site/test_examples.py`; these check its decisions on constructed runs, with no page run.
 """
 
 from __future__ import annotations
