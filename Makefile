@@ -142,16 +142,16 @@ test: ## the whole suite, from nothing: environments, builds, tests (what CI run
 	@date +%s > .cache/make-test.built
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests README.md CONTRIBUTING.md
+	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests/site tests/unit README.md CONTRIBUTING.md
 	$(PYTHON) -m handbook translations --check
 	$(PYTHON) tools/headroom.py $(SITE) $(addprefix .cache/site-,$(OTHER_RELEASES))
 	@$(PYTHON) tools/phases.py .cache/make-test.started .cache/make-test.built
 
-# The unit layer: no site built, no page run, no torch but the default environment's (under a
-# minute); `make test` runs it too, with everything else.
-test-fast: $(INSTALLED) ## the unit layer: no site built, no page run
+# The unit layer, tests/unit/: no site built, no page run, no build started, no torch but the default
+# environment's (seconds); `make test` runs it too, with the site layer (tests/site/).
+test-fast: $(INSTALLED) ## the unit layer (tests/unit/): no site built, no page run
 	$(PYTHON) -m ruff check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest -n 2 -m "not full and not other_python" tests
+	$(CONTAINED) $(PYTHON) -m pytest -n 2 tests/unit
 
 # The latest supported torch built with every supported Python, each against its recordings and
 # that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.
@@ -159,7 +159,7 @@ LATEST := $(lastword $(SUPPORTED))
 # Then the test that needs two Pythons' environments (marked other_python; `make test` keeps to one).
 pythons: $(INSTALLED) ## the latest torch built with every supported Python
 	@for py in $(PYTHONS); do $(MAKE) --no-print-directory build TORCH=$(LATEST) PY=$$py SITE=.cache/site-$(LATEST)-py$$py || exit 1; done
-	$(CONTAINED) $(PYTHON) -m pytest -m other_python tests/test_plugin.py
+	$(CONTAINED) $(PYTHON) -m pytest -m other_python tests/site/test_plugin.py
 
 # Every page built five ways with the execution cache off: as is, ATEN_CPU_CAPABILITY=default and
 # =avx2, every core busy, one core (tools/portability.py). Too slow for `make test`: a CI job runs it.

@@ -24,6 +24,6 @@ build's own words in each site language, one catalog), `versioned_prose` (which 
 edition shows), `tree_files` (the repository's files, read inside it and through no link,
 written whole), `git` (one way to run git, typed failures), `log_text` (text from pages,
 escaped for the build's log) and `errors` (bad input and failed tools, reported without a
-traceback). The halves import only from below and from themselves; tests/test_layers.py
+traceback). The halves import only from below and from themselves; tests/unit/test_layers.py
 checks it, and that nothing but the adapter knows MkDocs.
 """

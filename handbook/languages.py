@@ -25,7 +25,7 @@ class Language:
 
 
 # English first: the language written first, whose pages run; the others translate it. Each build
-# reads its own configuration; the Makefile spells them again (tests/test_languages.py).
+# reads its own configuration; the Makefile spells them again (tests/unit/test_languages.py).
 LANGUAGES = (
     Language("en", "mkdocs.yml", "docs", "labs"),
     Language("zh", "mkdocs.zh.yml", "docs-zh", "labs-zh"),

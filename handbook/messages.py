@@ -6,7 +6,7 @@ English text is the key, gettext's way: `words = Words(language)`, then
 maps the English text to its own (`ZH`); an entry it lacks is shown in English. A
 text defined in one place and shown in another (a status's meaning) is marked where
 it is written with `translatable`, and translated where it is shown.
-tests/test_messages.py checks that every text the build translates has an entry, that
+tests/unit/test_messages.py checks that every text the build translates has an entry, that
 every entry is used, and that each entry has its English text's placeholders.
 
 Nothing from the handbook is imported here: every layer may use it.

@@ -239,7 +239,7 @@ def with_notebook_links(markdown: str, notebook_url: str, colab: str | None, lan
     if colab:
         links.append(f'<a class="handbook-colab" href="{html.escape(colab)}">{html.escape(words("Open in Colab"))}</a>')
     # Raw HTML, for the `download` attribute; the file is one of MkDocs' Files (the plugin adds it),
-    # and the link crawler of the built site (tests/test_links.py) checks the address.
+    # and the link crawler of the built site (tests/site/test_built_site_links.py) checks the address.
     block = '<p class="handbook-notebook-links">' + " · ".join(links) + "</p>"
     lines = markdown.splitlines()
     title = title_heading(lines)

@@ -54,10 +54,10 @@ log = logging.getLogger("mkdocs.plugins.handbook")
 
 # Generated pages left out of search: the Source map (a table of what the chapters link, which are
 # indexed themselves) and How this site is built (the build's report); the index is part of every
-# page's transfer (tests/test_browser.py's budget).
+# page's transfer (tests/site/test_browser.py's budget).
 UNSEARCHED = {source_map.PAGE, site_report.PAGE}
 # A lab names its chapter's concepts often in little text: at 0.5 the compile lab came before The
-# compile stack for 图中断 and 守卫 (tests/test_chinese_edition.py).
+# compile stack for 图中断 and 守卫 (tests/site/test_chinese_edition.py).
 LAB_SEARCH_BOOST = 0.25
 
 

@@ -192,7 +192,7 @@ def deployed(project) -> tuple[Project, Path]:
     return project, tree
 
 
-# The releases the tests read, never spell (`tests/test_pinned_release.py`): the Makefile's supported
+# The releases the tests read, never spell (`tests/unit/test_pinned_release.py`): the Makefile's supported
 # ones, oldest first, the pinned one (`make` with no TORCH=), and the one installed where the tests
 # run (the pinned one under `make test`), which a project the tests build is run and recorded with.
 MAKEFILE = (REPO / "Makefile").read_text()
@@ -292,15 +292,33 @@ def site_url():
         yield url
 
 
-# What makes a test part of the full layer rather than `make test-fast`: a fixture that builds a
-# project or reads a built site (these build, run pages, or open Chromium), or a module marked
-# `pytestmark = pytest.mark.full` (it runs pages or processes itself).
+# The two layers, by folder: tests/unit/ builds no site, runs no page and starts no build (seconds, `make
+# test-fast`); tests/site/ holds everything that does, and is marked `full` here. A test under tests/unit/
+# that asks for a fixture that builds a project or reads a built site (these build, run pages or open
+# Chromium) fails its module's collection, naming the fixture, so the unit layer stays what it says.
+TESTS = Path(__file__).resolve().parent
+SITE_LAYER = TESTS / "site"
+UNIT_LAYER = TESTS / "unit"
 FULL_FIXTURES = {"project", "recorded", "deployed", "tree_copy", "browser", "site_url", "zh_site_url"}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector, name, obj):
+    made = yield
+    if Path(str(collector.path)).is_relative_to(UNIT_LAYER):
+        for item in made if isinstance(made, list) else [made]:
+            asked = sorted(FULL_FIXTURES & set(getattr(item, "fixturenames", ())))
+            if asked:
+                raise collector.CollectError(
+                    f"{name} uses {', '.join(asked)}: a test under tests/unit/ builds no site and reads none; "
+                    "move it to tests/site/ (tests/conftest.py, FULL_FIXTURES)"
+                )
+    return made
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if FULL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if Path(str(item.path)).is_relative_to(SITE_LAYER):
             item.add_marker(pytest.mark.full)
     # The full layer first (a test of it runs for seconds to a minute), the unit layer last: the
     # workers then end together, on tests of milliseconds, not one on a notebook while one waits.

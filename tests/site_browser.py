@@ -42,6 +42,38 @@ CHROMIUM_ARGS = [
 NARROW = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
+# The axe findings that fail a test, and the contrast the keyboard tests measure focus rings by.
+BLOCKING = {"serious", "critical"}
+
+
+def blocking_report(found: dict[str, list[dict]]) -> list[str]:
+    """One line per page and serious or critical rule: how many elements, and one of them."""
+    lines = []
+    for path, violations in found.items():
+        for violation in violations:
+            if violation["impact"] in BLOCKING:
+                node = violation["nodes"][0]
+                why = node["summary"].splitlines()[1].strip() if "\n" in node["summary"] else node["summary"]
+                lines.append(
+                    f"/{path}: {violation['rule']} ({violation['impact']}) on {len(violation['nodes'])} "
+                    f"element(s), e.g. {node['target']}: {why}"
+                )
+    return lines
+
+
+def contrast(colour: list[float], around: list[float]) -> float:
+    """WCAG contrast ratio of an RGBA colour drawn over an opaque RGB one."""
+    alpha = colour[3] if len(colour) > 3 else 1
+    drawn = [c * alpha + a * (1 - alpha) for c, a in zip(colour[:3], around, strict=True)]
+
+    def luminance(rgb):
+        linear = [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(drawn), luminance(around)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
 def ensure_chromium() -> str | None:
     """Install Debian's chromium if it is missing; the reason it cannot be, or None."""
     if Path(CHROMIUM).exists():

@@ -1,4 +1,5 @@
-"""A link crawler over a built site (tests/test_links.py).
+"""A link crawler over a built site (tests/site/test_built_site_links.py; the crawler's own tests are
+tests/unit/test_site_links.py).
 
 Every internal `href` and `src` of every HTML page must name a file of the site, and every
 `#fragment` an element id on the page it names; the links of the chapter notebooks' text
@@ -82,7 +83,7 @@ class Site:
     def __init__(self, root: Path, site_url: str | None = None, elsewhere: tuple[str, ...] = ()):
         self.root = root
         # Addresses under this site's that another build publishes (the other language's site, under
-        # `zh/`): not files of this site, and checked where both are deployed (tests/test_versions.py).
+        # `zh/`): not files of this site, and checked where both are deployed (tests/site/test_versions_deploy.py).
         self.elsewhere = elsewhere
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
         self.root_path = urlsplit(self.site_url).path if self.site_url else "/"

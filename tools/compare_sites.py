@@ -2,7 +2,7 @@
 
 Used where one tree is built two ways that must agree: by MkDocs and by ProperDocs (the
 CI job `properdocs`), and by `make build` and by `python -m handbook execute` followed by a
-render-only build (`tests/test_prebuild.py`). Only what is known to differ between two
+render-only build (`tests/site/test_prebuild.py`). Only what is known to differ between two
 builds of one tree is set aside, each for its reason (NORMALISED); anything else that
 differs, or a file only one of them has, fails the comparison, naming it.
 """

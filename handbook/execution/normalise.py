@@ -4,7 +4,7 @@ differs between runs or machines while meaning the same thing.
 
 Each normaliser takes time linear in its input (a block may print megabytes):
 plain string replacement, or a regular expression that cannot backtrack over
-more than a bounded stretch. `tests/test_normalise.py` feeds each one an
+more than a bounded stretch. `tests/unit/test_normalise.py` feeds each one an
 adversarial multi-megabyte input.
 """
 
