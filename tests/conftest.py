@@ -284,6 +284,15 @@ def browser():
 
 
 @pytest.fixture(scope="session")
+def extensions_dir(tmp_path_factory) -> Path:
+    """TORCH_EXTENSIONS_DIR for the snippets and notebooks run on their own: one for this test run's
+    worker, apart from the build's (never waiting on the build's lock), so that each C++ extension is
+    compiled cold once a worker rather than once a test; torch's own lock in it keeps two compiles of
+    one extension apart."""
+    return tmp_path_factory.mktemp("torch_extensions")
+
+
+@pytest.fixture(scope="session")
 def site_url():
     """The built site/ served on localhost."""
     from site_browser import SITE, served_site

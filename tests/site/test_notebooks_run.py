@@ -114,7 +114,7 @@ LONG_NOTEBOOKS = {"compile-debugging.md": 2400}
         for page in PAGES
     ],
 )
-def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, monkeypatch):
+def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, monkeypatch, extensions_dir):
     if any(block.device == "cuda" for block in page.blocks):
         # GPU-only cells cannot run here; the rest of the chapter must.
         page = type(page)(page.path, tuple(b for b in page.blocks if b.device != "cuda"))
@@ -124,7 +124,7 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
     notebook.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.stderr = sys.stdout"))
     expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "torch_extensions"))  # never wait on the build's lock
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(extensions_dir))
     # matplotlib's font cache built before the kernel starts: building it in a cell prints a line.
     monkeypatch.setenv("MPLCONFIGDIR", str(REPO / ".cache/handbook/matplotlib"))
     build_font_cache(REPO / ".cache/handbook/matplotlib")

@@ -14,10 +14,10 @@ SNIPPETS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "snippets").rg
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS)
-def test_snippet_runs_on_its_own(snippet, tmp_path):
+def test_snippet_runs_on_its_own(snippet, tmp_path, extensions_dir):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
-    env["TORCH_EXTENSIONS_DIR"] = str(tmp_path / "torch_extensions")  # never wait on the build's lock
+    env["TORCH_EXTENSIONS_DIR"] = str(extensions_dir)
     result = subprocess.run(
         [sys.executable, str(REPO / snippet)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
     )
