@@ -9,37 +9,25 @@ from pathlib import Path
 import nbformat
 import pytest
 import torch
+from chapter_notebooks import PAGES, notebook_for
 from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 from site_browser import EDITION_SITES, stale
 
 from handbook import labs
 from handbook.environment import installed_torch
-from handbook.execution.blocks import scan_docs
 from handbook.execution.figures import build_font_cache
 from handbook.execution.labs import lab_files
 from handbook.execution.measurements import broken_claims, masked
 from handbook.execution.normalise import normalise
-from handbook.execution.recordings import Recordings
 from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import (
     INSTALL_TAG,
-    chapter_notebook,
     link_base,
 )
-from handbook.versioned_prose import render_keeping_lines
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = [page for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
 LABS = lab_files(REPO)
-
-
-def notebook_for(page):
-    identity = installed_torch()
-    recordings = Recordings(REPO, identity.release)
-    outputs = {block.id: recordings.read(block) or "" for block in page.blocks if block.device != "cuda"}
-    markdown = render_keeping_lines((REPO / "docs" / page.path).read_text(), identity.release)
-    return chapter_notebook(markdown, page, outputs, identity.version, lambda text: text)
 
 
 @pytest.mark.parametrize("release", sorted(EDITION_SITES))

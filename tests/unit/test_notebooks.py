@@ -8,10 +8,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from chapter_notebooks import PAGES, notebook_for
 from markdown_it import MarkdownIt
 
 from handbook.environment import installed_torch
-from handbook.execution.blocks import Block, Page, scan_docs
+from handbook.execution.blocks import Block, Page
 from handbook.execution.recordings import Recordings
 from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import (
@@ -27,20 +28,10 @@ from handbook.notebooks import (
     with_site_links,
     write,
 )
-from handbook.versioned_prose import render_keeping_lines
 
 # Synthetic data: the torch versions notebooks and their links are made for
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = [page for page in scan_docs(REPO) if page.blocks and page.path != "index.md"]
-
-
-def notebook_for(page):
-    identity = installed_torch()
-    recordings = Recordings(REPO, identity.release)
-    outputs = {block.id: recordings.read(block) or "" for block in page.blocks if block.device != "cuda"}
-    markdown = render_keeping_lines((REPO / "docs" / page.path).read_text(), identity.release)
-    return chapter_notebook(markdown, page, outputs, identity.version, lambda text: text)
 
 
 def test_notebook_opens_with_a_pinned_install_and_a_check():
