@@ -85,9 +85,17 @@ def __tensor_unflatten__(cls, inner_tensors, transposed, outer_size, outer_strid
 
 
 def _stable_hash_for_caching(self):
-    """AOTAutograd's cache key for this tensor: its layout, and the code run on it."""
-    code = [fn.__code__ for fn in (type(self).linear, *IMPLEMENTATIONS.values())]
-    key = [type(self).__qualname__, tuple(self.shape), self.transposed,
+    """AOTAutograd's cache key for this tensor, which is then this value alone: what
+    the default key holds (the wrapper's metadata, the flatten context, each inner
+    tensor's metadata), and the class with the code run on it."""
+    names, context = self.__tensor_flatten__()
+    inner = [(name, t.dtype, tuple(t.shape), t.stride(), str(t.device))
+             for name, t in ((name, getattr(self, name)) for name in names)]
+    cls = type(self)
+    code = [fn.__code__ for fn in (cls.__torch_dispatch__.__func__, cls.linear,
+                                   *IMPLEMENTATIONS.values())]
+    key = [cls.__qualname__, tuple(self.shape), self.dtype, str(self.device),
+           self.requires_grad, context, inner,
            [(c.co_code, c.co_consts, c.co_names) for c in code]]
     return hashlib.sha256(repr(key).encode()).hexdigest()
 
