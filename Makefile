@@ -170,7 +170,7 @@ portability: $(INSTALLED) ## every page built five ways with the cache off (a CI
 
 # A hunt for outputs that vary between runs: every page run three times with the execution cache off,
 # each under other conditions (tools/steadiness.py); reports each block whose output differed. About
-# 15 to 30 minutes an edition on 2 cores: a CI job (the workflow's steadiness job), not part of `make test`.
+# 40 minutes an edition on 2 cores (CONTRIBUTING.md): a CI job (the workflow's steadiness job), not part of `make test`.
 steadiness: $(INSTALLED) ## every page run three times under other conditions, compared (a CI job)
 	$(CONTAINED) $(PYTHON) tools/steadiness.py
 

@@ -13,7 +13,7 @@ Reports each block whose output or status differed between any two runs (page, b
 `file:line`, the differing lines), each block that differs from its recording in every run,
 and each block's run time against its timeout (the largest ratios, and any above half).
 Writes the whole report to .cache/steadiness/<edition>.json. Exits 1 if any block varied or
-failed. Takes three builds' time or more (about 15 to 30 minutes an edition on 2 cores):
+failed. Takes three builds' time or more (about 40 minutes an edition on 2 cores):
 a CI job, not part of `make test`.
 """
 
