@@ -94,9 +94,9 @@ with torch_log(guards=True, aot_graphs=True) as lines:
 show(lines, ["TREE_GUARD_MANAGER", "TENSOR_MATCH", "Forward graph", "def forward", "aten."])
 # --8<-- [end:guards_aot]
 
-# timeout="300": Inductor compiles the function and writes its C++ and Python code; in the
-# builds of make test (three editions side by side on two cores) it took 49 to 51 s, and
-# past 120 s with the machine more loaded still
+# timeout="600": Inductor compiles the function and writes its C++ and Python code; in the
+# builds of make test (three editions side by side on two cores) it took 49 to 51 s, past
+# 120 s with the machine more loaded, and 198 s of 300 beside two busy loops
 # --8<-- [start:output_code]
 import torch._inductor.config
 

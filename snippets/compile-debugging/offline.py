@@ -217,6 +217,8 @@ except RuntimeError as error:
     print("repro.py fails:", [line for line in str(error).splitlines() if "NotImplementedError" in line][-1])
 # --8<-- [end:minify_run]
 
+# timeout="600": two subprocesses each compile with Inductor, cold then warm; 151 s of 300 in
+# make test beside two busy loops
 # --8<-- [start:fx_cache]
 CACHED = """
 import sys

@@ -42,6 +42,8 @@ print("generated modules under it:", all(m.__file__.startswith(root) for m in Py
 print("compiled kernel libraries there:", any(name.endswith(".so") for _, _, files in os.walk(root) for name in files))
 # --8<-- [end:cache_dir]
 
+# timeout="600": two subprocesses each compile with Inductor, cold then from the cache; 151 s
+# of 300 in make test beside two busy loops
 # --8<-- [start:fx_graph_cache]
 import subprocess
 import sys
