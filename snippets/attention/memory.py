@@ -10,6 +10,8 @@ import torch
 torch.set_num_threads(1)  # as the build runs every page
 
 # --8<-- [start:peak]
+import gc
+
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import profile
@@ -19,6 +21,7 @@ def memory_events(fn, outer=False, alive=False):
     """(operator, bytes) of each allocation (+) and free (-) while fn runs, in order.
     The operator is the one that allocated, or with outer=True the outermost one that
     fn called; with alive=True, only the allocations still held when fn returns."""
+    gc.collect()  # earlier garbage is freed now, not by a collection during fn
     with profile(profile_memory=True) as prof:
         fn()
     found = []
