@@ -65,14 +65,21 @@ class Measurement:
 
 def claim_for(claim: str, capability: str) -> str:
     """The branch of a claim that applies on a machine whose ATen CPU capability is `capability`."""
+    *branches, (fallback, _) = _branches(claim)
+    return next((branch for branch, named in branches if capability in named), fallback)
+
+
+def _branches(claim: str) -> list[tuple[str, list[str]]]:
+    """Each branch of a claim with the CPU capabilities it names, the fallback last (naming none);
+    a claim without branches is its own fallback. Raises ClaimError for a claim that cannot be read."""
     if len(claim) > MAX_CLAIM_CHARS:
         raise ClaimError(f"claim {claim[:40]!r}... is longer than {MAX_CLAIM_CHARS} characters")
     if " otherwise" not in claim and " with " not in claim:
-        return claim
+        return [(claim, [])]
     *branches, fallback = [part.strip() for part in claim.split(",")]
     if not fallback.endswith(" otherwise"):
         raise ClaimError(f"claim {claim!r}: a claim with branches ends with '<claim> otherwise'")
-    chosen = None
+    parsed = []
     for branch in branches:
         match = BRANCH.fullmatch(branch)
         if match is None:
@@ -80,20 +87,8 @@ def claim_for(claim: str, capability: str) -> str:
         named = match["capabilities"].split(" or ")
         if unknown := [name for name in named if name not in CAPABILITIES]:
             raise ClaimError(f"claim {claim!r}: {unknown[0]!r} is not a CPU capability ({', '.join(CAPABILITIES)})")
-        if chosen is None and capability in named:
-            chosen = match["claim"]
-    if chosen is not None:
-        return chosen
-    return fallback.removesuffix(" otherwise").strip()
-
-
-def _branches(claim: str) -> list[str]:
-    """Every branch of a claim (the claim itself where it has none)."""
-    if " otherwise" not in claim and " with " not in claim:
-        return [claim.strip()]
-    *branches, fallback = [part.strip() for part in claim.split(",")]
-    found = [match["claim"] for branch in branches if (match := BRANCH.fullmatch(branch))]
-    return [*found, fallback.removesuffix(" otherwise").strip()]
+        parsed.append((match["claim"], named))
+    return [*parsed, (fallback.removesuffix(" otherwise").strip(), [])]
 
 
 def claim_holds(claim: str, text: str) -> bool:
@@ -169,7 +164,7 @@ def broken_claims(output: str, capability: str) -> list[str]:
             broken.append(f"output line {measured.line}: two measured values on one line; print one claim a line")
             continue
         try:
-            if _unit(measured.text) and any(ONE_OF.fullmatch(branch) for branch in _branches(measured.claim)):
+            if _unit(measured.text) and any(ONE_OF.fullmatch(branch) for branch, _ in _branches(measured.claim)):
                 broken.append(
                     f"output line {measured.line}: {measured.label}: {measured.text} has a unit, and its claim "
                     f"{measured.claim} also allows text, which has none: where the text is printed, the line "
