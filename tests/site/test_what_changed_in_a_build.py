@@ -51,7 +51,7 @@ def test_changed_block_has_a_note_and_an_entry_under_its_section_linked_to_the_b
     assert not [title for level, title in headings if level == "4" and title != "Keyboard Shortcuts"]
     # "in context" lands on the block itself, whose place on its page has that id.
     assert '<a href="../demo/#block-block-2">Block 2 in context</a>' in changes
-    assert '<div id="block-block-2"></div>' in page
+    assert '<div id="block-block-2" class="highlight">' in page  # the block's own listing (page_weight)
     assert f'id="changed-{MINOR}-demo-block-2"' in changes and "block-1" not in changes
     assert "-strides: (1, 3)" in changes and "+strides: (3, 1)" in changes
     assert "Of 2 recorded outputs, <strong>1 differ</strong>" in changes
