@@ -109,6 +109,32 @@ def test_the_palette_toggle_switches_and_is_remembered(browser, site_url):
     context.close()
 
 
+# Each change of a stylesheet's href, and whether the page's article had been parsed by then.
+STYLESHEET_CHANGES = """
+window.__stylesheetChanges = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    if (record.target.matches("link[rel=stylesheet]")) {
+      window.__stylesheetChanges.push(document.querySelector("article") !== null);
+    }
+  }
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ["href"]});
+"""
+
+
+def test_the_stylesheets_addresses_are_made_absolute_before_the_article_is_parsed(page, site_url):
+    """handbook-header.js makes them absolute while the page is only its header: Material's instant
+    navigation does it otherwise once the whole page is styled, and every element is styled again."""
+    page.add_init_script(STYLESHEET_CHANGES)
+    page.goto(site_url + "/autograd/", wait_until="networkidle")
+    hrefs = page.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map(l => l.getAttribute('href'))")
+    assert len(hrefs) >= 3 and all(href.startswith(site_url + "/") for href in hrefs), hrefs
+    assert page.evaluate("window.__stylesheetChanges") == [False] * len(hrefs)
+    # All of them applied, each once.
+    assert sorted(page.evaluate("[...document.styleSheets].map(s => s.href)")) == sorted(hrefs)
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
+
+
 def test_chapter_shows_outputs_and_source_links_with_tag(page, site_url):
     page.goto(site_url + "/tensors/", wait_until="networkidle")
     screenshot(page, "chapter-tensors")
