@@ -14,9 +14,11 @@
       buttons.setAttribute("role", "none");
     });
     // Code blocks, wide tables, and on notebook pages the `pre` of a text cell (mkdocs-jupyter writes no `code`).
-    document.querySelectorAll(".highlight pre > code:not([tabindex]), .jupyter-wrapper pre:not([tabindex]), .md-typeset__scrollwrap:not([tabindex])").forEach(function (code) {
-      if (code.scrollWidth > code.clientWidth) code.setAttribute("tabindex", "0");
-    });
+    // Every width read before any tabindex is set: a read after a write lays the whole page out again,
+    // once per wide block (on the longest chapter, dozens of layouts of thousands of elements).
+    var candidates = document.querySelectorAll(".highlight pre > code:not([tabindex]), .jupyter-wrapper pre:not([tabindex]), .md-typeset__scrollwrap:not([tabindex])");
+    var wide = Array.prototype.filter.call(candidates, function (code) { return code.scrollWidth > code.clientWidth; });
+    wide.forEach(function (code) { code.setAttribute("tabindex", "0"); });
   }
   var pending = false;
   new MutationObserver(function () {
