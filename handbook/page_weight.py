@@ -14,7 +14,7 @@ single colour the reader sees:
 - the empty element before each block that carries the block's anchor: the id goes on the block's
   own `<div class="highlight">` where one follows at once.
 
-`COLOURS` is Material's map from token class to colour (tests/test_page_weight.py checks it against
+`COLOURS` is Material's map from token class to colour (tests/unit/test_page_weight.py checks it against
 the stylesheet Material ships)."""
 
 from __future__ import annotations
