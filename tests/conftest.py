@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -124,6 +126,22 @@ def seconds_in_fresh_interpreter(source: str, give_up_after: float = 120) -> flo
     assert result.returncode == 0, result.stderr
     print(f"{float(result.stdout):.2f} s of work, {time.perf_counter() - started:.2f} s with the interpreter")
     return float(result.stdout)
+
+
+def once_per_run(tmp_path_factory, name: str, make):
+    """`make()`'s value, made once per test run however the tests that ask for it are spread: under
+    pytest-xdist, by the first worker that asks (the others wait for it, then read it, pickled beside
+    the workers' temporary directories, which are this run's alone)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return make()
+    stored = tmp_path_factory.getbasetemp().parent / f"{name}.pickle"
+    with open(stored.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stored.is_file():
+            return pickle.loads(stored.read_bytes())
+        value = make()
+        stored.write_bytes(pickle.dumps(value))
+        return value
 
 
 @pytest.fixture

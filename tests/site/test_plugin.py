@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import re
 import shutil
 import socket
 import subprocess
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import INSTALLED
+from conftest import INSTALLED, Project, once_per_run
 from probes import REFUSED
 from site_browser import stale
 
@@ -97,28 +98,80 @@ FAILURES = {
     "sys.exit": ("import sys; sys.exit(3)", "the block called sys.exit", "sys.exit(3)"),
     "os._exit": ("import os; os._exit(7)", "the page process exited", "exited with code 7"),
     "segfault": ("import ctypes; ctypes.string_at(0)", "the page process crashed", "SIGSEGV"),
-    "timeout": ("import time; time.sleep(60)", "ran past its timeout", "timeout of 2 s"),
+    "timeout": ("import time; time.sleep(60)", "the block ran past its timeout", "timeout of 2 s"),
     "drift": ('print("something new")', "the output differs from its recording", "+something new"),
     "memory": (ALLOCATION, "the page ran past its memory limit", "past the page's limit of 1 GiB (DOCS_PAGE_MEMORY)"),
     "output": ("import os; os.write(1, b'y' * (65 * 2**20))", "the block printed too much", "printed more than 64 MiB"),
 }
+# One project holds every kind, a page each (docs/<page>.md, its blocks from snippets/<page>/shapes.py): a
+# failing page stops only its own later blocks, and the build and goldens report every page's failure. The
+# timeout page's blocks have DOCS_BLOCK_TIMEOUT=2; every other page's say timeout="60" on their fences.
+FAILURE_PAGES = {kind: re.sub(r"[^a-z]+", "-", kind).strip("-") for kind in FAILURES}
+FAILURE_LIMITS = {"DOCS_BLOCK_TIMEOUT": "2", "DOCS_PAGE_MEMORY": "1G"}
+NAMED_PAGE = re.compile(r"docs/(?P<page>[a-z-]+)\.md, block ")
+
+
+def failure_place(kind: str) -> str:
+    page = FAILURE_PAGES[kind]
+    return f"docs/{page}.md, block 2 (shapes-body), snippets/{page}/shapes.py:10"
+
+
+def make_failure_page(project, kind: str, injected: str = "") -> None:
+    page = FAILURE_PAGES[kind]
+    markdown = PAGE.replace("snippets/demo/", f"snippets/{page}/")
+    if kind != "timeout":
+        markdown = markdown.replace('```python exec="on"\n', '```python exec="on" timeout="60"\n')
+    project.write(f"docs/{page}.md", markdown)
+    project.write(f"snippets/{page}/shapes.py", SNIPPET.format(injected=injected))
+
+
+def said_of(stderr: str, kind: str) -> str:
+    """What `stderr` says of `kind`'s page: each stretch from a line naming its page to the next that names one."""
+    named = list(NAMED_PAGE.finditer(stderr))
+    ends = [match.start() for match in named[1:]] + [len(stderr)]
+    return "\n".join(
+        stderr[match.start() : end]
+        for match, end in zip(named, ends, strict=True)
+        if match["page"] == FAILURE_PAGES[kind]
+    )
+
+
+@pytest.fixture(scope="session")
+def failures_built(tmp_path_factory):
+    """The failures project recorded clean, every page broken at once, then built once and goldens run once:
+    (the recordings before, the build, goldens, the recordings after)."""
+
+    def build():
+        project = Project(tmp_path_factory.mktemp("failures") / "handbook")
+        for kind in FAILURES:
+            make_failure_page(project, kind)
+        recorded = project.goldens()
+        assert recorded.returncode == 0, recorded.stderr
+        before = project.recordings()
+        for kind, (code, _, _) in FAILURES.items():
+            make_failure_page(project, kind, code)
+        built = project.build(**FAILURE_LIMITS)
+        goldens = project.goldens(**FAILURE_LIMITS)
+        return before, built, goldens, project.recordings()
+
+    return once_per_run(tmp_path_factory, "failures", build)
 
 
 @pytest.mark.parametrize("kind", FAILURES)
-def test_each_failure_fails_the_build_and_names_the_place(recorded, kind):
-    code, what, detail = FAILURES[kind]
-    limits = {"DOCS_BLOCK_TIMEOUT": "2" if kind == "timeout" else "60", "DOCS_PAGE_MEMORY": "1G"}
-    make(recorded, code)
-    before = recorded.recordings()
-    result = recorded.build(**limits)
-    assert result.returncode != 0
-    assert "docs/demo.md, block 2 (shapes-body), snippets/demo/shapes.py:10" in result.stderr
-    assert what in result.stderr
-    assert detail in result.stderr
-    # goldens after a failed block leaves every recording as it was (drift is a change to record, not a failure)
+def test_each_failure_fails_the_build_and_names_the_place(failures_built, kind):
+    before, built, goldens, after = failures_built
+    _, what, detail = FAILURES[kind]
+    assert built.returncode != 0
+    said = said_of(built.stderr, kind)
+    assert f"{failure_place(kind)}: {what}" in said, built.stderr
+    assert detail in said
+    # goldens after a failed block leaves every recording as it was (drift is a change to record, not a
+    # failure: only the other kinds' failures keep it unrecorded here)
     if kind != "drift":
-        assert recorded.goldens(**limits).returncode != 0
-        assert recorded.recordings() == before
+        assert goldens.returncode != 0
+        assert f"{failure_place(kind)}: {what}" in said_of(goldens.stderr, kind), goldens.stderr
+        page = f"/{FAILURE_PAGES[kind]}/"
+        assert {p: t for p, t in after.items() if page in p} == {p: t for p, t in before.items() if page in p} != {}
 
 
 def test_a_block_raises_its_page_memory_limit_and_a_page_past_it_does_not_stop_the_build(recorded):
