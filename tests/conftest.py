@@ -61,6 +61,14 @@ class Project:
         (root / "mkdocs.yml").write_text(PROJECT_CONFIG)
         shutil.copytree(REPO / "source-index", root / "source-index")
 
+    @classmethod
+    def copy_of(cls, other: Project, root: Path) -> Project:
+        """A copy of `other` (its recordings and the caches its runs filled) at `root`."""
+        shutil.copytree(other.root, root, symlinks=True)
+        project = cls.__new__(cls)
+        project.root = root
+        return project
+
     def write(self, relative: str, text: str) -> Path:
         path = self.root / relative
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -688,6 +688,26 @@ def _banana(project):
     project.write("docs/demo.md", PAGE + "\n<!-- if torch >= banana -->\nNew.\n<!-- end if -->\n")
 
 
+@pytest.fixture(scope="session")
+def recorded_once(tmp_path_factory) -> Project:
+    """The demo project recorded clean, as `recorded` makes it, with goldens run once per test run."""
+
+    def record() -> Project:
+        project = Project(tmp_path_factory.mktemp("recorded") / "handbook")
+        make(project)
+        result = project.goldens()
+        assert result.returncode == 0, result.stderr
+        return project
+
+    return once_per_run(tmp_path_factory, "recorded", record)
+
+
+@pytest.fixture
+def recorded_copy(recorded_once, tmp_path) -> Project:
+    """A copy of `recorded_once` for one test to break: its recordings and caches as goldens left them."""
+    return Project.copy_of(recorded_once, tmp_path / "handbook")
+
+
 @pytest.mark.parametrize(
     "breaking, message",
     [
@@ -701,15 +721,17 @@ def _banana(project):
         (_banana, "docs/demo.md:15: '<!-- if torch >= banana -->' is not a condition this page can use"),
     ],
 )
-def test_bad_input_is_a_message_naming_the_place_not_a_traceback(recorded, breaking, message):
-    before = recorded.recordings()
-    breaking(recorded)
-    result = recorded.build()
+def test_bad_input_is_a_message_naming_the_place_not_a_traceback(recorded_copy, breaking, message):
+    # Each breaking in a build of its own: bad input stops the build at the first place it is found (the
+    # scan, or the recordings read before any page runs), so one would hide another in a shared build.
+    before = recorded_copy.recordings()
+    breaking(recorded_copy)
+    result = recorded_copy.build()
     assert result.returncode != 0
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     if breaking not in (_binary_recording, _directory_recording):
-        assert recorded.recordings() == before  # nothing lost
+        assert recorded_copy.recordings() == before  # nothing lost
 
 
 def test_under_serve_a_writers_edit_while_pages_run_is_reported_and_the_site_rebuilt(recorded, tmp_path):
