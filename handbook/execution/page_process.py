@@ -76,7 +76,9 @@ def compile_block(code: str, filename: str, first_line: int):
         error.filename = filename
         raise
     ast.increment_lineno(tree, first_line - 1)
-    return compile(tree, filename, "exec")
+    # dont_inherit: a block runs under its own __future__ imports only, as in `python file.py` or a
+    # notebook, not under this module's `annotations` (which left every annotation unevaluated).
+    return compile(tree, filename, "exec", dont_inherit=True)
 
 
 def format_failure(error: BaseException) -> str:

@@ -1,4 +1,5 @@
-"""Inside a page process: what a block leaves behind (threads that print late, no free file descriptors)."""
+"""Inside a page process: what a block leaves behind (threads that print late, no free file descriptors),
+and what its code is compiled under."""
 
 from __future__ import annotations
 
@@ -53,3 +54,16 @@ def test_a_block_that_uses_up_the_file_descriptors_fails_and_is_named(code):
     assert first.status == "raised"
     assert "the block left the page process no free file descriptor (Too many open files)" in first.error
     assert after.status == "not-run"
+
+
+def test_a_block_is_compiled_under_its_own_future_imports_not_the_page_processes():
+    # page_process.py has `from __future__ import annotations`; a block must not inherit it: a reader's
+    # `python file.py` or notebook evaluates annotations, so an annotation naming nothing fails there.
+    (evaluated,) = run("def f(x: int) -> str: ...\nprint(f.__annotations__)")
+    (broken,) = run("def g(x: NotDefinedAnywhere): ...")
+    (postponed,) = run(
+        "from __future__ import annotations\ndef h(x: NotDefinedAnywhere): ...\nprint(h.__annotations__)"
+    )
+    assert evaluated.status == "ok" and evaluated.output == "{'x': <class 'int'>, 'return': <class 'str'>}\n"
+    assert broken.status == "raised" and "NameError: name 'NotDefinedAnywhere' is not defined" in broken.error
+    assert postponed.status == "ok" and postponed.output == "{'x': 'NotDefinedAnywhere'}\n"
