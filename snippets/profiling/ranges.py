@@ -51,12 +51,30 @@ for name, e in first.items():
 # --8<-- [end:ranges]
 
 # --8<-- [start:ranges_table]
+import statistics
+
 rows = {r.key: r for r in prof.key_averages()}
 for name in first:
     r = rows[name]
     print(f"{name:<34} calls {r.count}  total >= self: {r.cpu_time_total >= r.self_cpu_time_total}")
-phases = sum(rows[name].cpu_time_total for name in ("forward", "backward", "optimizer"))
-share = phases / prof.key_averages().self_cpu_time_total
+
+
+def phase_share(profiled):
+    averages = profiled.key_averages()
+    by_key = {r.key: r for r in averages}
+    phases = sum(by_key[name].cpu_time_total for name in ("forward", "backward", "optimizer"))
+    return phases / averages.self_cpu_time_total
+
+
+# Times here are wall-clock: another process scheduled in during zero_grad (outside the three
+# ranges) adds its milliseconds there and sinks one profile's share. The median of five is steady.
+shares = [phase_share(prof)]
+for _ in range(4):
+    with profile(activities=[ProfilerActivity.CPU]) as again:
+        for _ in range(3):
+            labelled_step()
+    shares.append(phase_share(again))
+share = statistics.median(shares)
 print(f"forward + backward + optimizer ranges / Self CPU time total: {share:.2f}",
       "(measured; claim: between 0.5 and 1.01)")
 # --8<-- [end:ranges_table]
