@@ -72,6 +72,11 @@ def make(project, injected: str = "") -> None:
 
 @pytest.fixture
 def recorded(project):
+    return recorded_clean(project)
+
+
+def recorded_clean(project):
+    """`project` with the demo page and its snippet, recorded by goldens."""
     make(project)
     result = project.goldens()
     assert result.returncode == 0, result.stderr
@@ -692,14 +697,9 @@ def _banana(project):
 def recorded_once(tmp_path_factory) -> Project:
     """The demo project recorded clean, as `recorded` makes it, with goldens run once per test run."""
 
-    def record() -> Project:
-        project = Project(tmp_path_factory.mktemp("recorded") / "handbook")
-        make(project)
-        result = project.goldens()
-        assert result.returncode == 0, result.stderr
-        return project
-
-    return once_per_run(tmp_path_factory, "recorded", record)
+    return once_per_run(
+        tmp_path_factory, "recorded", lambda: recorded_clean(Project(tmp_path_factory.mktemp("recorded") / "handbook"))
+    )
 
 
 @pytest.fixture
