@@ -131,6 +131,11 @@ $(AXE): package.json package-lock.json
 # and a third keeps the cores busy meanwhile; a worker that runs out takes tests another has not
 # started (--dist worksteal).
 OTHER_RELEASES := $(filter-out $(TORCH),$(SUPPORTED))
+# The tests run unless they passed on this very tree (tools/tested_tree.py: its files by content, the
+# sites they read, the environments, the browser): a second `make test` of an unchanged tree builds
+# nothing and tests nothing again. RETEST=1 runs them anyway.
+TESTED_SITES := $(SITE) $(SITE)-zh $(foreach release,$(OTHER_RELEASES),.cache/site-$(release) .cache/site-$(release)-zh)
+RETEST ?=
 # Each phase's start is kept in .cache (tools/phases.py prints the two phases at the end). A disk
 # short of room fails pip's installs with "No space left on device" (a CI run did): said first.
 DISK_NEEDED_GIB := 22
@@ -142,7 +147,8 @@ test: ## the whole suite, from nothing: environments, builds, tests (what CI run
 	@date +%s > .cache/make-test.built
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
-	$(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests/site tests/unit README.md CONTRIBUTING.md
+	$(PYTHON) tools/tested_tree.py --record .cache/make-test.passed $(addprefix --site ,$(TESTED_SITES)) $(if $(RETEST),--again) -- \
+	  $(CONTAINED) $(PYTHON) -m pytest --codeblocks -n 3 --dist worksteal -m "not other_python" --durations=25 tests/site tests/unit README.md CONTRIBUTING.md
 	$(PYTHON) -m handbook translations --check
 	$(PYTHON) tools/headroom.py $(SITE) $(addprefix .cache/site-,$(OTHER_RELEASES))
 	@$(PYTHON) tools/phases.py .cache/make-test.started .cache/make-test.built
