@@ -24,7 +24,7 @@ SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 .DEFAULT_GOAL := help
 
-.PHONY: help environment serve serve-zh translations translated build built execute properdocs test test-fast pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: help environment serve serve-zh translations translated build built execute properdocs test test-fast notebooks pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -158,6 +158,13 @@ test: ## the whole suite, from nothing: environments, builds, tests (what CI run
 test-fast: $(INSTALLED) ## the unit layer (tests/unit/): no site built, no page run
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(CONTAINED) $(PYTHON) -m pytest -n 2 tests/unit
+
+# `make test` runs one chapter's notebook top to bottom in a kernel, and checks every other's cells
+# against the blocks the strict build ran (CONTRIBUTING.md, "Notebooks"); this runs every chapter's,
+# the labs' and this edition's notebook tests, against its built site (minutes: compile-debugging's alone).
+notebooks: built ## every chapter's notebook run top to bottom in a kernel
+	$(CONTAINED) $(PYTHON) -m pytest -n 3 --dist worksteal --durations=10 --all-notebooks \
+	  -k "not edition_notebooks_are_clean or $(TORCH)" tests/site/test_notebooks_run.py
 
 # The latest supported torch built with every supported Python, each against its recordings and
 # that Python's overlay (the CI workflow runs the same as a matrix). Each Python has its environment.

@@ -337,6 +337,14 @@ UNIT_LAYER = TESTS / "unit"
 FULL_FIXTURES = {"project", "recorded", "deployed", "tree_copy", "browser", "site_url", "zh_site_url"}
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--all-notebooks",
+        action="store_true",
+        help="run every chapter's notebook top to bottom in a kernel, not one (`make notebooks`)",
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_pycollect_makeitem(collector, name, obj):
     made = yield

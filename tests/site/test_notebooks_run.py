@@ -1,5 +1,6 @@
-"""Each chapter's and lab's notebook runs top to bottom on the pinned torch, printing what the
-recordings say; each edition's built notebooks are clean."""
+"""In a kernel on the pinned torch: the chapters' notebooks' own cells, one chapter's notebook top to
+bottom printing what the recordings say (every chapter's with --all-notebooks, `make notebooks`),
+and each lab's notebook; each edition's built notebooks are clean."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import torch
-from chapter_notebooks import PAGES, notebook_for
+from chapter_notebooks import PAGES, cell_output, notebook_for, own_and_block_cells
 from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 from site_browser import EDITION_SITES, stale
@@ -66,10 +67,6 @@ def test_each_edition_notebooks_are_clean(release):
         assert html.index("handbook-notebook-links") < html.index("<h2")
 
 
-def cell_output(cell) -> str:
-    return "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
-
-
 # A warning names the file and line of the code that triggered it: a snippet file on the page,
 # a cell (`/tmp/ipykernel_<pid>/<hash>.py:1`) in the notebook. Everything else must be equal.
 CODE_LOCATION = re.compile(
@@ -91,26 +88,33 @@ def comparable(output: str) -> str:
 # The notebooks known to run long on two loaded cores, and their own timeout (the default is pyproject's):
 # compile-debugging's took 637 s in a full `make test`.
 LONG_NOTEBOOKS = {"compile-debugging.md": 2400}
+# The chapter `make test` runs top to bottom, the canary of a kernel running a page's blocks as its page
+# process does (its stdout and stderr, its warnings, one namespace): the cheapest chapter (6 s). Every
+# other chapter's cells are checked against the blocks the strict build ran (tests/unit/test_notebooks.py);
+# `make notebooks` (--all-notebooks) runs them all.
+CANARY = "tensors.md"
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(page, id=page.path, marks=[pytest.mark.timeout(LONG_NOTEBOOKS[page.path])])
-        if page.path in LONG_NOTEBOOKS
-        else pytest.param(page, id=page.path)
-        for page in PAGES
-    ],
-)
-def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, monkeypatch, extensions_dir):
-    if any(block.device == "cuda" for block in page.blocks):
-        # GPU-only cells cannot run here; the rest of the chapter must.
-        page = type(page)(page.path, tuple(b for b in page.blocks if b.device != "cuda"))
-    notebook = notebook_for(page)
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.name == "test_notebook_runs_top_to_bottom_and_prints_the_recordings":
+        pages = PAGES if metafunc.config.getoption("all_notebooks") else [p for p in PAGES if p.path == CANARY]
+        metafunc.parametrize(
+            "page",
+            [
+                pytest.param(page, id=page.path, marks=[pytest.mark.timeout(LONG_NOTEBOOKS[page.path])])
+                if page.path in LONG_NOTEBOOKS
+                else pytest.param(page, id=page.path)
+                for page in pages
+            ],
+        )
+
+
+def run_in_a_kernel(notebook, tmp_path, monkeypatch, extensions_dir) -> list:
+    """`notebook` run top to bottom, its install cell left out, in a kernel on this torch: its code
+    cells as run, after none raised and none showed a value."""
     notebook.cells = [cell for cell in notebook.cells if INSTALL_TAG not in cell.metadata.get("tags", [])]
     # A page process captures stdout and stderr in one file, in order; so does this kernel now.
     notebook.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.stderr = sys.stdout"))
-    expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache/handbook/inductor/native"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(extensions_dir))
     # matplotlib's font cache built before the kernel starts: building it in a cell prints a line.
@@ -120,31 +124,47 @@ def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, m
         notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
     client.execute()
-    errors = [
-        o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"
-    ]
-    assert not errors
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
     # A value Jupyter shows (an `execute_result`) is one the page, which shows what a block printed, does not.
     shown = [
-        cell.source.splitlines()[-1]
-        for cell in notebook.cells
-        if cell.cell_type == "code" and any(o.output_type == "execute_result" for o in cell.outputs)
+        cell.source.splitlines()[-1] for cell in code if any(o.output_type == "execute_result" for o in cell.outputs)
     ]
     assert not shown, f"cells that show a value the page does not: {shown}"
+    return code
+
+
+def test_the_notebooks_own_cells_run_in_a_kernel_and_pass_the_torch_guard(tmp_path, monkeypatch, extensions_dir):
+    """The code a notebook has and its page has not: the torch guard and PAGE_STATE (the pinned install
+    aside), run as a reader's kernel runs them. They depend on the torch alone, so every chapter has
+    the same: one kernel runs each different set of them (one today)."""
+    own_cells = {}
+    for page in PAGES:
+        cells = own_and_block_cells(notebook_for(page))[0]
+        own_cells[tuple(cell.source for cell in cells)] = cells
+    for cells in own_cells.values():
+        notebook = nbformat.v4.new_notebook(cells=cells)
+        printed = [cell_output(cell) for cell in run_in_a_kernel(notebook, tmp_path, monkeypatch, extensions_dir)]
+        # The stderr cell and PAGE_STATE print nothing; the guard, the torch running and the one recorded.
+        assert printed == ["", f"torch {torch.__version__} (recorded with {installed_torch().version})\n", ""]
+
+
+def test_notebook_runs_top_to_bottom_and_prints_the_recordings(page, tmp_path, monkeypatch, extensions_dir):
+    if any(block.device == "cuda" for block in page.blocks):
+        # GPU-only cells cannot run here; the rest of the chapter must.
+        page = type(page)(page.path, tuple(b for b in page.blocks if b.device != "cuda"))
+    notebook = notebook_for(page)
+    expected = {cell.source: cell_output(cell) for cell in notebook.cells if cell.cell_type == "code" and cell.outputs}
+    code = run_in_a_kernel(notebook, tmp_path, monkeypatch, extensions_dir)
     differing = [
         f"{cell.source.splitlines()[0]}\n  recorded: {comparable(expected[cell.source])!r}\n  notebook: "
         f"{comparable(cell_output(cell))!r}"
-        for cell in notebook.cells
+        for cell in code
         if cell.source in expected and comparable(cell_output(cell)) != comparable(expected[cell.source])
     ]
     assert not differing, "\n".join(differing)
     capability = torch.backends.cpu.get_cpu_capability()
-    broken = [
-        problem
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for problem in broken_claims(cell_output(cell), capability)
-    ]
+    broken = [problem for cell in code for problem in broken_claims(cell_output(cell), capability)]
     assert not broken, "\n".join(broken)
 
 

@@ -1,18 +1,21 @@
-"""Each chapter's notebook: right for its edition, and it runs top to bottom on the pinned torch,
+"""Each chapter's notebook: right for its edition, and its cells the blocks the strict build ran,
 printing what the recordings say."""
 
 from __future__ import annotations
 
+import ast
 import threading
 from pathlib import Path
 
 import nbformat
 import pytest
-from chapter_notebooks import PAGES, notebook_for
+from chapter_notebooks import PAGES, cell_output, notebook_for, own_and_block_cells
+from IPython.core.displayhook import DisplayHook
 from markdown_it import MarkdownIt
 
 from handbook.environment import installed_torch
 from handbook.execution.blocks import Block, Page
+from handbook.execution.page_state import PAGE_STATE
 from handbook.execution.recordings import Recordings
 from handbook.mkdocs_config import load_site_config
 from handbook.notebooks import (
@@ -44,11 +47,46 @@ def test_notebook_opens_with_a_pinned_install_and_a_check():
         in install.source
     )
     assert f'!= "{installed_torch().release}"' in check.source and "raise RuntimeError" in check.source
-    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    assert len(code) == len(page.blocks) + 3  # install, check, page state
-    assert code[3].source == page.blocks[0].code
-    assert code[3].outputs[0].text.strip() == Recordings(REPO, installed_torch().release).read(page.blocks[0])
     nbformat.validate(notebook)
+
+
+def shows_a_value(code: str) -> bool:
+    """Whether a kernel would show a value after running `code` (an `execute_result`), by IPython's
+    rules: it shows the value of the cell's last statement where that is an expression (a `print`'s is
+    None, never shown), unless the cell ends in `;` (IPython's own test of that)."""
+    body = ast.parse(code).body
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Expr):
+        return False
+    call = last.value
+    printed = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"
+    return not printed and not DisplayHook.semicolon_at_end_of_expression(code)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.path)
+def test_the_notebook_is_its_own_cells_then_the_blocks_the_build_ran_printing_their_recordings(page):
+    """A kernel running these cells would run what the strict build ran: each block's cell is the
+    block's program (comments aside: a GPU block's note), in page order, and the page process runs
+    a page's blocks in order in one namespace, as a kernel does. The build failed on any output that
+    differs from its recording (tests/site/test_examples.py asserts this tree's verdicts), and each
+    cell shows that recording and no value the page does not. What a kernel adds is run in one:
+    the notebook's own cells, and one chapter top to bottom (tests/site/test_notebooks_run.py)."""
+    (install, guard, state), blocks = own_and_block_cells(notebook_for(page))
+    assert INSTALL_TAG in install.metadata["tags"]
+    assert guard.source.startswith("import torch\n") and state.source == PAGE_STATE
+    assert len(blocks) == len(page.blocks)
+    pairs = list(zip(page.blocks, blocks, strict=True))
+    other_program = [b.id for b, cell in pairs if ast.dump(ast.parse(cell.source)) != ast.dump(ast.parse(b.code))]
+    assert other_program == [], f"cells that are not their block's program: {other_program}"
+    recordings = Recordings(REPO, installed_torch().release)
+    other_output = [
+        b.id
+        for b, cell in pairs
+        if b.device != "cuda" and cell_output(cell).removesuffix("\n") != (recordings.read(b) or "")
+    ]
+    assert other_output == [], f"cells that do not print their block's recording: {other_output}"
+    shown = [b.id for b, cell in pairs if shows_a_value(cell.source)]
+    assert shown == [], f"cells that show a value the page does not: {shown}"
 
 
 def test_install_command_installs_the_recorded_build():
