@@ -24,7 +24,7 @@ SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 .DEFAULT_GOAL := help
 
-.PHONY: help environment serve serve-zh translations translated build built execute properdocs test test-fast notebooks pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: FORCE help environment serve serve-zh translations translated build built execute properdocs test test-fast notebooks pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -71,14 +71,22 @@ build: $(INSTALLED) ## the strict build of both languages into site/ and site-zh
 	$(CONTAINED) $(PYTHON) -m mkdocs build --strict -f mkdocs.zh.yml --site-dir $(SITE)-zh
 	$(PYTHON) -m handbook check-site $(SITE)-zh
 
-# What a build reads, directories included (a file removed changes its directory). `make built` builds
-# an edition only when one of them, or its environment, changed since its site was last built: a
-# second `make test` of an unchanged tree renders nothing again. The tests still check that each site
-# is this tree's own build (`check-site`'s digest, tests/site_browser.py), so a stamp that missed a
-# change fails them rather than passing a stale site.
-BUILD_INPUTS := $(shell find docs docs-zh snippets recordings notes handbook overrides -name __pycache__ -prune \
-	-o -print 2>/dev/null) mkdocs.yml mkdocs.zh.yml $(wildcard source-index/*)
-$(SITE).built: $(INSTALLED) $(BUILD_INPUTS)
+# What a build reads. `make built` builds an edition only when one of these files, their list (a file
+# added or removed), or its environment changed since its site was last built: a second `make test` of
+# an unchanged tree renders nothing again. The list stands for the directories, whose own times change
+# whenever Python writes a __pycache__ in them. The tests still check that each site is this tree's own
+# build (`check-site`'s digest, tests/site_browser.py), so a stamp that missed a change fails them
+# rather than passing a stale site.
+BUILD_INPUT_FILES := find docs docs-zh snippets recordings notes handbook overrides -name __pycache__ -prune -o -type f -print
+BUILD_INPUTS := $(shell $(BUILD_INPUT_FILES) 2>/dev/null) mkdocs.yml mkdocs.zh.yml $(wildcard source-index/*)
+BUILD_INPUT_LIST := .cache/build-inputs.txt
+# Rewritten only when the list differs (make then sees it newer than a site's stamp); atomically, as
+# the editions' builds run side by side.
+$(BUILD_INPUT_LIST): FORCE
+	@mkdir -p $(@D) && { $(BUILD_INPUT_FILES); ls -d mkdocs.yml mkdocs.zh.yml source-index/*; } 2>/dev/null | LC_ALL=C sort > $@.$$$$ && \
+	  if cmp -s $@.$$$$ $@; then rm $@.$$$$; else mv $@.$$$$ $@; fi
+FORCE:
+$(SITE).built: $(INSTALLED) $(BUILD_INPUT_LIST) $(BUILD_INPUTS)
 	@$(MAKE) --no-print-directory build
 	touch $@
 built: $(SITE).built
