@@ -89,7 +89,7 @@ def test_each_translation_has_its_catalog_of_the_builds_words():
 def test_the_makefile_builds_and_watches_each_language():
     """The Makefile keeps its own spelling (make reads no Python): it agrees with the table."""
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
-    inputs = makefile[makefile.index("BUILD_INPUTS :=") :].split("\n\n")[0]
+    inputs = makefile[makefile.index("BUILD_INPUT_FILES :=") :].split("\n\n")[0]
     for language in languages.LANGUAGES:
         assert language.docs_dir in inputs.split() and language.config in inputs.split()
     assert set(re.findall(r"-f (mkdocs\S*\.yml)", makefile)) <= set(languages.CONFIGS)
