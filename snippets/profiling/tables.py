@@ -46,6 +46,8 @@ linear = next(e for e in prof.events() if e.name == "aten::linear")
 children = sum(c.cpu_time_total for c in linear.cpu_children)
 print("aten::linear's children:", [c.name for c in linear.cpu_children])
 print("self == total - children's totals:", abs(linear.self_cpu_time_total - (linear.cpu_time_total - children)) < 1e-6)
+import statistics
+
 from torch.autograd.profiler_util import _format_time, _format_time_share  # how table() formats
 
 rows = sorted(averages, key=lambda r: r.count, reverse=True)  # the order of the table above
@@ -57,8 +59,22 @@ print("the footer 'Self CPU time total' is the sum of the Self CPU column:",
 shares = [[_format_time_share(r.self_cpu_time_total, self_sum), _format_time_share(r.cpu_time_total, self_sum)]
           for r in rows]
 print("each row's Self CPU % and CPU total % divide by that footer:", [[c[1], c[3]] for c in cells] == shares)
-total_sum = sum(r.cpu_time_total for r in rows)
-print(f"sum of the CPU total column / Self CPU time total: {total_sum / self_sum:.2f}x (measured; claim: > 1.2)")
+
+
+def nesting(rows):
+    """The CPU total column's sum over the Self CPU column's: above 1 by the time counted in two rows."""
+    return sum(r.cpu_time_total for r in rows) / sum(r.self_cpu_time_total for r in rows)
+
+
+# Times here are wall-clock: another process scheduled in during an outer op's own time adds to its
+# self and its total alike and sinks one profile's ratio. The median of five is steady.
+ratios = [nesting(rows)]
+for _ in range(4):
+    with profile(activities=[ProfilerActivity.CPU]) as again:
+        for _ in range(4):
+            train_step()
+    ratios.append(nesting(again.key_averages()))
+print(f"sum of the CPU total column / Self CPU time total: {statistics.median(ratios):.2f}x (measured; claim: > 1.2)")
 print(f"Self CPU time total / the loop's wall time: {self_sum / loop_us:.2f}x (measured; claim: < 1)")
 # --8<-- [end:self_total]
 
