@@ -58,14 +58,28 @@ print(f"file size, no schedule / schedule: {everything_bytes / two_bytes:.0f}x (
 # --8<-- [end:no_schedule]
 
 # --8<-- [start:additive]
-with profile(activities=[ProfilerActivity.CPU]) as prof:
-    for _ in range(4):
-        train_step()
-rows = {r.key: r for r in prof.key_averages()}
-linear, addmm = rows["aten::linear"], rows["aten::addmm"]
+import statistics
+
+
+def four_steps():
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(4):
+            train_step()
+    return prof
+
+
+def double_counted(prof):
+    """(linear total + addmm total) / linear total: above 1 by the time counted in both rows."""
+    rows = {r.key: r for r in prof.key_averages()}
+    linear, addmm = rows["aten::linear"], rows["aten::addmm"]
+    return (linear.cpu_time_total + addmm.cpu_time_total) / linear.cpu_time_total
+
+
+prof = four_steps()
 print("aten::addmm runs inside aten::linear:", all(e.cpu_parent.name == "aten::linear"
                                                   for e in prof.events() if e.name == "aten::addmm"))
-both = linear.cpu_time_total + addmm.cpu_time_total
-ratio = both / linear.cpu_time_total
+# Times are wall-clock: another process scheduled in during linear's own time (outside addmm) adds
+# to linear's total only and sinks one profile's ratio. The median of five is steady.
+ratio = statistics.median([double_counted(prof)] + [double_counted(four_steps()) for _ in range(4)])
 print(f"(linear total + addmm total) / linear total: {ratio:.2f}x (measured; claim: between 1.1 and 2)")
 # --8<-- [end:additive]
