@@ -48,12 +48,15 @@ def _stat_line(path: Path, root: Path) -> str:
     return f"{path.relative_to(root).as_posix()} {status.st_size} {status.st_mtime_ns}"
 
 
-def digest(repo: Path, sites: list[Path], variables: dict[str, str]) -> str:
-    """What the tests read, as one digest (see the module's docstring)."""
-    hashed = hashlib.sha256()
+def digest(lines: list[str]) -> str:
+    """What the tests read, as one digest."""
+    return hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
 
-    def add(line: str) -> None:
-        hashed.update(line.encode() + b"\n")
+
+def read_lines(repo: Path, sites: list[Path], variables: dict[str, str]) -> list[str]:
+    """What the tests read (see the module's docstring), a line an item."""
+    lines = []
+    add = lines.append
 
     for name in tree_files(repo):
         path = repo / name
@@ -79,12 +82,21 @@ def digest(repo: Path, sites: list[Path], variables: dict[str, str]) -> str:
     for name in sorted(variables):
         if name.startswith(VARIABLE_PREFIXES):
             add(f"variable {name}={variables[name]}")
-    return hashed.hexdigest()
+    return lines
+
+
+def changed(before: list[str], after: list[str], most: int = 10) -> list[str]:
+    """The items that differ between two readings, `-` before and `+` after, at most `most` of them."""
+    kept_before, kept_after = set(before), set(after)
+    differing = [f"- {line}" for line in before if line not in kept_after]
+    differing += [f"+ {line}" for line in after if line not in kept_before]
+    return differing[:most] + ([f"... and {len(differing) - most} more"] if len(differing) > most else [])
 
 
 def run(repo: Path, record: Path, sites: list[Path], command: list[str], again: bool = False) -> int:
     """`command` (the tests), unless `record` says they passed on this very tree; its exit status."""
-    before = digest(repo, sites, dict(os.environ))
+    read_before = read_lines(repo, sites, dict(os.environ))
+    before = digest(read_before)
     passed = _read(record)
     if not again and passed.get("digest") == before:
         print(
@@ -95,11 +107,17 @@ def run(repo: Path, record: Path, sites: list[Path], command: list[str], again: 
     record.unlink(missing_ok=True)
     status = subprocess.run(command).returncode
     if status == 0:
-        if digest(repo, sites, dict(os.environ)) == before:
+        read_after = read_lines(repo, sites, dict(os.environ))
+        if read_after == read_before:
             when = time.strftime("%Y-%m-%d %H:%M:%S %Z")
             record.write_text(json.dumps({"digest": before, "passed": when}) + "\n", encoding="utf-8")
         else:  # the tests changed what they read: the next run runs them again
-            print("The tests changed what they read: not recorded as passed on this tree.", file=sys.stderr)
+            print(
+                "The tests changed what they read: not recorded as passed on this tree.",
+                *changed(read_before, read_after),
+                sep="\n  ",
+                file=sys.stderr,
+            )
     return status
 
 

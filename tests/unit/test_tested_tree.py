@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 
-from tested_tree import digest, run  # noqa: E402
+from tested_tree import digest, read_lines, run  # noqa: E402
 
 
 @pytest.fixture
@@ -31,22 +31,26 @@ def tree(tmp_path) -> Path:
 
 def test_the_digest_follows_content_sites_and_variables_and_not_a_touch(tree):
     sites = [tree / "site"]
-    first = digest(tree, sites, {})
+
+    def digest_of(tree, sites, variables):
+        return digest(read_lines(tree, sites, variables))
+
+    first = digest_of(tree, sites, {})
     os.utime(tree / "docs/page.md", ns=(1, 1))  # a checkout or a touch: same content
-    assert digest(tree, sites, {}) == first
+    assert digest_of(tree, sites, {}) == first
     (tree / "docs/page.md").write_text("# A page, edited\n")
-    edited = digest(tree, sites, {})
+    edited = digest_of(tree, sites, {})
     assert edited != first
     (tree / "docs/new.md").write_text("untracked, not ignored\n")
-    assert digest(tree, sites, {}) != edited
+    assert digest_of(tree, sites, {}) != edited
     (tree / "docs/new.md").unlink()
     (tree / ".cache/scratch").write_text("ignored")
-    assert digest(tree, sites, {}) == edited
+    assert digest_of(tree, sites, {}) == edited
     os.utime(tree / "site/index.html", ns=(2, 2))  # the site built again
-    rebuilt = digest(tree, sites, {})
+    rebuilt = digest_of(tree, sites, {})
     assert rebuilt != edited
-    assert digest(tree, sites, {"ATEN_CPU_CAPABILITY": "default"}) != rebuilt
-    assert digest(tree, sites, {"HOME": "/elsewhere"}) == rebuilt  # a variable nothing reads
+    assert digest_of(tree, sites, {"ATEN_CPU_CAPABILITY": "default"}) != rebuilt
+    assert digest_of(tree, sites, {"HOME": "/elsewhere"}) == rebuilt  # a variable nothing reads
 
 
 def a_command(tree: Path, exit_status: int = 0, then: str = "pass") -> list[str]:
@@ -86,8 +90,11 @@ def test_a_failing_run_is_not_recorded_and_forgets_the_last_pass(tree):
     assert runs(tree) == 3
 
 
-def test_tests_that_change_what_they_read_are_not_recorded(tree):
+def test_tests_that_change_what_they_read_are_not_recorded_and_it_says_what(tree, capsys):
     record, sites = tree / ".cache/passed", [tree / "site"]
-    edit = f"Path({str(tree / 'docs/page.md')!r}).write_text('changed by the tests')"
+    edit = f"Path({str(tree / 'site/index.html')!r}).write_text('rebuilt by the tests')"
     assert run(tree, record, sites, a_command(tree, then=edit)) == 0
     assert not record.exists()
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == "The tests changed what they read: not recorded as passed on this tree."
+    assert [line.split()[:3] for line in said[1:]] == [["-", "index.html", "12"], ["+", "index.html", "20"]]
