@@ -24,7 +24,7 @@ SUPPORTED := 2.13.0 2.14.1 2.15.0
 export NO_MKDOCS_2_WARNING := 1
 .DEFAULT_GOAL := help
 
-.PHONY: FORCE help environment serve serve-zh translations translated build built execute properdocs test test-fast notebooks pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
+.PHONY: FORCE help environment browser serve serve-zh translations translated build built execute properdocs test test-fast notebooks pythons portability steadiness goldens goldens-gpu clean-cache source-index bench versions deploy-version serve-versions new-release
 
 # INDEX_<release>=<url>: the extra package index that release's wheel comes from (the CI workflow
 # gives 2.13.0 PyTorch's CPU index, where `make test` builds every edition in one job).
@@ -128,6 +128,12 @@ $(AXE): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
+# Debian's Chromium for the browser tests, installed if missing (tests/site_browser.py), before the
+# tests start rather than by their first browser fixture: tools/tested_tree.py reads the browser, and
+# one the tests installed made a fresh machine's second `make test` run every test again.
+browser: $(INSTALLED)
+	@$(PYTHON) -c 'import sys; sys.path.insert(0, "tests"); import site_browser; sys.exit(site_browser.ensure_chromium())'
+
 # The strict build first: it fills the execution cache that the per-block test items
 # reuse. Every other supported torch is built against its own recordings too. The environments
 # install at once (pip waits on the network and the disk, a build on the CPU) and each edition
@@ -151,7 +157,7 @@ test: ## the whole suite, from nothing: environments, builds, tests (what CI run
 	@mkdir -p .cache && date +%s > .cache/make-test.started
 	@free=$$(df -Pk . | awk 'NR == 2 { print int($$4 / 1048576) }'); [ "$$free" -ge $(DISK_NEEDED_GIB) ] || \
 	  echo "warning: $$free GiB free here; a fresh clone's make test needs about $(DISK_NEEDED_GIB) GiB (three environments, 14 GiB, and pip's unpacked wheels while they install)" >&2
-	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) built $(addprefix edition-,$(OTHER_RELEASES))
+	@$(MAKE) --no-print-directory --output-sync=recurse -j 3 $(AXE) browser built $(addprefix edition-,$(OTHER_RELEASES))
 	@date +%s > .cache/make-test.built
 	$(PYTHON) -m ruff check handbook tests bench tools
 	$(PYTHON) -m ruff format --check handbook tests bench tools
