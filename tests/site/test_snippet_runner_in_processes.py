@@ -11,6 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from snippet_runner import STOP_SECONDS, SnippetRunner, needs_fresh_interpreter
 
@@ -35,10 +36,9 @@ def forked_file(directory: Path, body: str) -> Path:
 def gone(pid: int) -> bool:
     """Whether `pid` has exited (a zombie not yet reaped by whoever adopted it counts as exited)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
+        return psutil.Process(pid).status() in {psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD}
+    except psutil.NoSuchProcess:
         return True
-    return state in {"Z", "X"}
 
 
 def wait_until_gone(pids: list[int], seconds: float) -> list[int]:
